@@ -1,0 +1,58 @@
+// Command feather holds the tools around the go test runner: debugging a
+// tokenizer, chat template or model, checking a Featherbench answer,
+// validating files, and turning runs into reports and leaderboards. Each
+// subcommand lives in its own file and registers itself here.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// command is one subcommand. run returns the process exit status.
+type command struct {
+	summary string
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+var commands = map[string]command{}
+
+func register(name, summary string, run func(args []string, stdin io.Reader, stdout, stderr io.Writer) int) {
+	if _, dup := commands[name]; dup {
+		panic("feather: subcommand " + name + " registered twice")
+	}
+	commands[name] = command{summary: summary, run: run}
+}
+
+func main() {
+	os.Exit(dispatch(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "feather: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	return c.run(args[1:], stdin, stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: feather <command> [arguments]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'feather <command> -h' for a command's flags.")
+}

@@ -1,0 +1,24 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestUnknownCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"frobnicate"}, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, 2, code)
+	assert.True(t, strings.HasPrefix(errb.String(), "feather: unknown command \"frobnicate\"\n\nusage: feather <command>"))
+}
+
+func TestHelpListsCommands(t *testing.T) {
+	var out bytes.Buffer
+	assert.Equal(t, 0, dispatch(nil, strings.NewReader(""), &out, &out))
+	for name := range commands {
+		assert.Contains(t, out.String(), "  "+name)
+	}
+}

@@ -1,0 +1,43 @@
+package stats
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestWilson(t *testing.T) {
+	for _, tc := range []struct {
+		k, n   int
+		lo, hi float64
+	}{
+		// The spec's example: 2 of 3 trials reads 67% [21–94].
+		{2, 3, 0.2077, 0.9385},
+		{0, 10, 0, 0.2775},
+		{10, 10, 0.7225, 1},
+		{50, 100, 0.4038, 0.5962},
+		{25, 100, 0.1755, 0.3430},
+		{0, 0, 0, 1},
+	} {
+		lo, hi := Wilson(tc.k, tc.n, Z95)
+		assert.InDelta(t, tc.lo, lo, 5e-5, "lo %d/%d", tc.k, tc.n)
+		assert.InDelta(t, tc.hi, hi, 5e-5, "hi %d/%d", tc.k, tc.n)
+	}
+}
+
+func TestMcNemarExact(t *testing.T) {
+	assert.Equal(t, 1.0, McNemarExact(0, 0))
+	assert.Equal(t, 1.0, McNemarExact(1, 0), "one discordant pair: p = 2*0.5, capped at 1")
+	assert.InDelta(t, 0.0625, McNemarExact(5, 0), 1e-12)     // 2 * 0.5^5
+	assert.InDelta(t, 79.0/2048, McNemarExact(10, 2), 1e-12) // 2 * (1+12+66)/4096
+	assert.InDelta(t, McNemarExact(2, 10), McNemarExact(10, 2), 1e-15)
+}
+
+func TestMeansAndErrors(t *testing.T) {
+	assert.Equal(t, 2.5, Mean([]float64{1, 2, 3, 4}))
+	assert.InDelta(t, 0.6455, SEMean([]float64{1, 2, 3, 4}), 5e-5)
+	assert.Equal(t, 0.0, SEMean([]float64{7}))
+	assert.InDelta(t, 0.05, SEProportion(0.5, 100), 1e-12)
+	assert.Equal(t, 2.5, Median([]float64{4, 1, 3, 2}))
+	assert.Equal(t, 3.0, Median([]float64{5, 3, 1}))
+}
