@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/feather-eval/feather/harness/chat"
+)
+
+func init() {
+	register("chat", "render a model's chat template for a JSON message list on stdin", runChat)
+}
+
+// runChat prints exactly the text a local model would see for the messages
+// on stdin, so a prompt can be checked against transformers byte for byte.
+func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	model := fs.String("model", "", "model or tokenizer `folder` holding tokenizer_config.json (or chat_template.jinja)")
+	genPrompt := fs.Bool("generation-prompt", false, "end with the tokens that open the assistant's turn (add_generation_prompt)")
+	toolsFile := fs.String("tools", "", "JSON `file` with a list of tool definitions to pass as tools")
+	name := fs.String("template", "", "`name` of one of the model's named chat templates")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: feather chat --model DIR [--generation-prompt] [--tools FILE] [--template NAME] < messages.json")
+		fmt.Fprintln(stderr, "\nReads a JSON list of messages ({\"role\": ..., \"content\": ...}, tool_calls and other fields")
+		fmt.Fprintln(stderr, "as the template expects) and prints the rendered prompt with no added newline.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "feather chat: "+format+"\n", a...)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return fail("unexpected argument %q; messages are read from stdin", fs.Arg(0))
+	}
+	if *model == "" {
+		return fail("--model DIR is required (a folder with tokenizer_config.json)")
+	}
+
+	data, err := io.ReadAll(stdin)
+	if err != nil {
+		return fail("reading stdin: %v", err)
+	}
+	msgs, err := decodeObjects(data, "stdin")
+	if err != nil {
+		return fail("%v\nstdin must be a JSON list of messages, e.g. [{\"role\": \"user\", \"content\": \"Hi\"}]", err)
+	}
+	for i, m := range msgs {
+		var role string
+		raw, _ := m["role"].(json.RawMessage)
+		if json.Unmarshal(raw, &role) != nil || role == "" {
+			return fail("stdin: message %d has no \"role\" string", i)
+		}
+	}
+	opt := chat.Options{AddGenerationPrompt: *genPrompt, Name: *name}
+	if *toolsFile != "" {
+		data, err := os.ReadFile(*toolsFile)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if opt.Tools, err = decodeObjects(data, *toolsFile); err != nil {
+			return fail("%v\n--tools must name a JSON list of tool definitions", err)
+		}
+	}
+
+	tpl, err := chat.Load(*model)
+	if err != nil {
+		return fail("%v", err)
+	}
+	out, err := tpl.RenderMaps(msgs, opt)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if _, err := io.WriteString(stdout, out); err != nil {
+		fmt.Fprintf(stderr, "feather chat: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// decodeObjects reads a JSON list of objects, keeping each field's JSON as
+// written so nested key order reaches tojson unchanged.
+func decodeObjects(data []byte, where string) ([]map[string]any, error) {
+	var list []map[string]json.RawMessage
+	if err := json.Unmarshal(data, &list); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line := 1 + bytes.Count(data[:se.Offset], []byte("\n"))
+			return nil, fmt.Errorf("%s: line %d: %v", where, line, err)
+		}
+		return nil, fmt.Errorf("%s: %v", where, err)
+	}
+	out := make([]map[string]any, len(list))
+	for i, obj := range list {
+		if obj == nil {
+			return nil, fmt.Errorf("%s: item %d is null, not an object", where, i)
+		}
+		out[i] = make(map[string]any, len(obj))
+		for k, v := range obj {
+			out[i][k] = v
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,177 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// attempt carries one HTTP attempt's wire additions into the doer and its
+// response metadata back out. It travels in the request's context because
+// go-openai builds the *http.Request itself.
+type attempt struct {
+	// extra fields merged into the JSON body (what go-openai cannot express:
+	// OpenRouter's routing, reasoning and usage objects, top_k, and sampling
+	// values go-openai would drop as zero).
+	extra  map[string]any
+	header http.Header // Authorization and the entry's headers
+
+	status     int    // 0 when no response arrived
+	retryAfter string // the Retry-After header of a failed answer
+	body       io.ReadCloser
+}
+
+type attemptKey struct{}
+
+func withAttempt(ctx context.Context, a *attempt) context.Context {
+	return context.WithValue(ctx, attemptKey{}, a)
+}
+
+// doer is the HTTPClient given to go-openai: a request hook that adds the
+// fields and headers go-openai lacks and records the response metadata
+// (status, Retry-After, body) that go-openai does not expose.
+type doer struct{ client *http.Client }
+
+func (d *doer) Do(req *http.Request) (*http.Response, error) {
+	a, _ := req.Context().Value(attemptKey{}).(*attempt)
+	if a == nil {
+		return d.client.Do(req)
+	}
+	if len(a.extra) > 0 && req.Body != nil {
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		merged, err := mergeJSON(body, a.extra)
+		if err != nil {
+			return nil, err
+		}
+		req = req.Clone(req.Context())
+		req.Body = io.NopCloser(bytes.NewReader(merged))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(merged)), nil }
+		req.ContentLength = int64(len(merged))
+	}
+	for k, vs := range a.header {
+		req.Header[k] = vs
+	}
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	a.status = resp.StatusCode
+	a.retryAfter = resp.Header.Get("Retry-After")
+	a.body = resp.Body
+	return resp, nil
+}
+
+// mergeJSON sets extra's fields on the JSON object in body.
+func mergeJSON(body []byte, extra map[string]any) ([]byte, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(body, &obj); err != nil {
+		return nil, fmt.Errorf("request body is not a JSON object: %w", err)
+	}
+	for k, v := range extra {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("encoding request field %q: %w", k, err)
+		}
+		obj[k] = b
+	}
+	return json.Marshal(obj)
+}
+
+// errTruncated marks a stream that ended before its [DONE] sentinel.
+var errTruncated = errors.New("the stream ended before it finished (no [DONE]): the connection dropped or the server cut the response off")
+
+// sseReader reads the data of server-sent events.
+//
+// go-openai's own stream reader is not used for three reasons: it decodes
+// chunks into types without OpenRouter's usage.cost, native_finish_reason
+// and error fields; it reports the same io.EOF whether [DONE] arrived or
+// the connection dropped, so a truncated stream would pass as complete; and
+// it buffers SSE comment lines (OpenRouter's keep-alives) into its error
+// accumulator, which garbles an error event that follows them.
+type sseReader struct {
+	r    *bufio.Reader
+	done bool
+}
+
+func newSSEReader(r io.Reader) *sseReader { return &sseReader{r: bufio.NewReader(r)} }
+
+// next returns the next event's data: io.EOF after [DONE], errTruncated when
+// the body ends first.
+func (s *sseReader) next() ([]byte, error) {
+	if s.done {
+		return nil, io.EOF
+	}
+	var data []byte
+	have := false
+	for {
+		line, err := s.r.ReadString('\n')
+		if err != nil && (err != io.EOF || line == "") {
+			if err == io.EOF {
+				return nil, errTruncated
+			}
+			return nil, err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "":
+			if !have {
+				continue // blank lines between events
+			}
+			if string(bytes.TrimSpace(data)) == "[DONE]" {
+				s.done = true
+				return nil, io.EOF
+			}
+			return data, nil
+		case strings.HasPrefix(line, ":"):
+			// a comment (keep-alive)
+		case strings.HasPrefix(line, "data:"):
+			v := strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")
+			if have {
+				data = append(data, '\n')
+			}
+			data = append(data, v...)
+			have = true
+		}
+		// "event:", "id:" and "retry:" fields carry nothing we use.
+		if err == io.EOF {
+			// The last event lacked its blank line; [DONE] still counts.
+			if have && string(bytes.TrimSpace(data)) == "[DONE]" {
+				s.done = true
+				return nil, io.EOF
+			}
+			return nil, errTruncated
+		}
+	}
+}
+
+// redactor removes secrets (the API key, header values read from the
+// environment) from anything that leaves the backend.
+type redactor []string
+
+const redacted = "[REDACTED]"
+
+func (r redactor) String(s string) string {
+	for _, sec := range r {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, redacted)
+		}
+	}
+	return s
+}
+
+func (r redactor) Err(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errors.New(r.String(err.Error()))
+}
