@@ -1,0 +1,63 @@
+package testmodel_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/feather-eval/feather/harness/onnx/testmodel"
+)
+
+// Building the smoke model from nothing (what `make bench` pays once).
+func BenchmarkSmokeBuild(b *testing.B) {
+	for i := 0; b.Loop(); i++ {
+		dir := filepath.Join(b.TempDir(), "smoke")
+		if err := testmodel.Smoke(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Finding the smoke model already built: every later run.
+func BenchmarkSmokeCached(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "smoke")
+	if err := testmodel.Smoke(dir); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := testmodel.Smoke(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkPerfFixtureBuild(b *testing.B) {
+	for b.Loop() {
+		dir := filepath.Join(b.TempDir(), "perf")
+		m, err := testmodel.Build(dir, testmodel.PerfFixture())
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, err := os.Stat(m.File)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(m.ParamCount()), "params")
+		b.ReportMetric(float64(st.Size())/1e6, "MB")
+	}
+}
+
+// The reference forward pass on the smoke shape, 64 tokens.
+func BenchmarkReferenceLogits(b *testing.B) {
+	m, err := testmodel.Build(filepath.Join(b.TempDir(), "m"), testmodel.SmokeConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]int, 64)
+	for i := range ids {
+		ids[i] = (i*37 + 5) % m.Config.Vocab
+	}
+	for b.Loop() {
+		m.Logits(ids)
+	}
+}
