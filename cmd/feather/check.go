@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/feather-eval/feather/harness/checkers"
+	"github.com/feather-eval/feather/harness/featherbench"
+	"github.com/feather-eval/feather/harness/lm"
+)
+
+func init() {
+	register("check", "check an answer against a Featherbench task's checker: PASS exits 0, FAIL 1", runCheck)
+}
+
+// runCheck runs a task's checker on a hand-written answer, the way a trial
+// would, so a task author can confirm the checker passes a good answer and
+// fails a bad one before spending money on models.
+func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	callsFile := fs.String("tool-calls", "", `JSON `+"`file`"+` with the model's tool calls: a list of {"name": ..., "args": {...}}`)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: feather check TASK.json ANSWER.txt [--tool-calls calls.json]")
+		fmt.Fprintln(stderr, "\nRuns TASK's checker on the answer text (ANSWER.txt, or - for stdin) and prints")
+		fmt.Fprintln(stderr, "PASS or FAIL with the checker's detail. Exit status: 0 pass, 1 fail, 2 could not")
+		fmt.Fprintln(stderr, "check (a bad task, answer or tool-calls file, or a checker that could not run).")
+		fs.PrintDefaults()
+	}
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "feather check: "+format+"\n", a...)
+		return 2
+	}
+	if len(files) != 2 {
+		fs.Usage()
+		return fail("want a task file and an answer file, got %d argument(s)", len(files))
+	}
+	task, err := featherbench.LoadFile(files[0])
+	if err != nil {
+		return fail("%v", err)
+	}
+	if !task.Scored() {
+		return fail("%s has no checker: there is nothing to check (add a \"checker\")", files[0])
+	}
+	var answer []byte
+	if files[1] == "-" {
+		answer, err = io.ReadAll(stdin)
+	} else {
+		answer, err = os.ReadFile(files[1])
+	}
+	if err != nil {
+		return fail("reading the answer: %v", err)
+	}
+	var calls []lm.ToolCall
+	if *callsFile != "" {
+		if calls, err = readToolCalls(*callsFile); err != nil {
+			return fail("%v", err)
+		}
+	}
+	passed, detail, err := task.Check(context.Background(), checkers.Response{Text: string(answer), ToolCalls: calls})
+	if err != nil {
+		return fail("%s: the checker could not run: %v", files[0], err)
+	}
+	if passed {
+		fmt.Fprintf(stdout, "PASS: %s\n", detail)
+		return 0
+	}
+	fmt.Fprintf(stdout, "FAIL: %s\n", detail)
+	return 1
+}
+
+// parseInterspersed parses flags given before, between or after the
+// positional arguments, and returns the positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+// readToolCalls reads a list of {"name", "args"} objects; args may also be
+// the arguments string exactly as an API returned it.
+func readToolCalls(path string) ([]lm.ToolCall, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading tool calls: %w", err)
+	}
+	var items []map[string]json.RawMessage
+	if err := json.Unmarshal(data, &items); err != nil {
+		return nil, fmt.Errorf(`%s: %v; want a JSON list such as [{"name": "get_weather", "args": {"location": "Paris"}}]`, path, err)
+	}
+	calls := make([]lm.ToolCall, len(items))
+	for i, it := range items {
+		c := &calls[i]
+		if err := json.Unmarshal(it["name"], &c.Name); err != nil || c.Name == "" {
+			return nil, fmt.Errorf("%s: [%d].name: want the tool's name as a string", path, i)
+		}
+		raw := bytes.TrimSpace(it["args"])
+		switch {
+		case len(raw) == 0 || string(raw) == "null":
+			c.Args = map[string]any{}
+		case raw[0] == '{':
+			if err := json.Unmarshal(raw, &c.Args); err != nil {
+				return nil, fmt.Errorf("%s: [%d].args: %v", path, i, err)
+			}
+		case raw[0] == '"':
+			json.Unmarshal(raw, &c.RawArgs)
+			if json.Unmarshal([]byte(c.RawArgs), &c.Args) != nil {
+				c.Args = nil // not JSON: the checker sees only RawArgs, as in a run
+			}
+		default:
+			return nil, fmt.Errorf("%s: [%d].args: want an object (or the arguments string an API returned)", path, i)
+		}
+	}
+	return calls, nil
+}

@@ -1,0 +1,263 @@
+package feather_test
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/feather-eval/feather/harness/catalog"
+	"github.com/feather-eval/feather/harness/featherbench"
+	"github.com/feather-eval/feather/harness/lm"
+	"github.com/feather-eval/feather/harness/options"
+	"github.com/feather-eval/feather/harness/rundir"
+	"github.com/feather-eval/feather/harness/runfilter"
+)
+
+var (
+	optFBCatalog     = options.String("fb.catalog", "models/models.json", "Featherbench's model catalog")
+	optFBModels      = options.String("fb.models", "", "comma-separated catalog keys for Featherbench (default: -models; all: the whole catalog)")
+	optFBTasksDir    = options.String("fb.tasks-dir", "tasks", "directory of Featherbench task files, <category>-<name>.json")
+	optFBTasks       = options.String("fb.tasks", "", "comma-separated task ids to run (exact ids; combines with -fb.categories as an intersection)")
+	optFBCategories  = options.String("fb.categories", "", "comma-separated task categories to run (combines with -fb.tasks as an intersection)")
+	optFBTrials      = options.Int("fb.trials", 1, "trials of every task for every model")
+	optFBConcurrency = options.Int("fb.concurrency", 1, "trials in flight at once, in one pool across models, tasks and trials")
+	optFBDryRun      = options.Bool("fb.dry-run", false, "print the plan and an upper bound on API calls, and call no model")
+)
+
+// fbRun is one Featherbench run as extensions see it before it starts.
+type fbRun struct {
+	Catalog string
+	Models  []catalog.Entry
+	Tasks   []featherbench.Task
+	// Runner is the run's runner: an extension may set AfterTrial (rubric
+	// judging fills each record's rubric there).
+	Runner *featherbench.Runner
+	// DryRun is true when the run only prints its plan: open no model.
+	DryRun bool
+	// Judges are counted in the dry-run plan's rubric calls.
+	Judges []string
+	// Finish runs after the results and summary files are written, with
+	// every record and the suite's directory.
+	Finish []func(records []featherbench.Record, dir string) error
+}
+
+// fbExtensions adjust every run before it starts (rubric judging). Other
+// root files append to it from init functions.
+var fbExtensions []func(t *testing.T, r *fbRun)
+
+// fbTrialChecks run in every trial's subtest after its verdict is logged;
+// a regression gate appends one.
+var fbTrialChecks []func(t *testing.T, rec featherbench.Record)
+
+// fbConfig is what one run needs; TestFeatherbench fills it from options.
+type fbConfig struct {
+	Catalog, TasksDir   string
+	Models              []string
+	TaskIDs, Categories []string
+	Trials, Concurrency int
+	DryRun              bool
+	Run                 *rundir.Dir
+	Stdout              io.Writer
+}
+
+// TestFeatherbench runs Featherbench: TestFeatherbench/<model>/<task-id>/<trial>.
+// Only trials -run selects call a model; all models share one pool of
+// -fb.concurrency trials in flight.
+func TestFeatherbench(t *testing.T) {
+	runFeatherbench(t, fbConfig{
+		Catalog: *optFBCatalog, TasksDir: *optFBTasksDir, Models: suiteModels(*optFBModels),
+		TaskIDs: options.List(*optFBTasks), Categories: options.List(*optFBCategories),
+		Trials: *optFBTrials, Concurrency: *optFBConcurrency, DryRun: *optFBDryRun,
+		Run: run, Stdout: os.Stdout,
+	})
+}
+
+// runFeatherbench runs (or plans) the selected trials and returns their
+// records. Model subtests run side by side so that the shared pool, not
+// the subtest order, decides what is in flight.
+func runFeatherbench(t *testing.T, c fbConfig) []featherbench.Record {
+	t.Helper()
+	if c.Trials < 1 {
+		t.Fatalf("-fb.trials is %d; it must be at least 1", c.Trials)
+	}
+	if c.Concurrency < 1 {
+		t.Fatalf("-fb.concurrency is %d; it must be at least 1", c.Concurrency)
+	}
+	tasks, err := featherbench.LoadDir(c.TasksDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) == 0 {
+		t.Skipf("no task files in %s: add <category>-<name>.json files, or point -fb.tasks-dir at a folder of them", c.TasksDir)
+	}
+	if tasks, err = featherbench.Filter(tasks, c.TaskIDs, c.Categories); err != nil {
+		t.Fatal(err)
+	}
+	entries := selectModels(t, c.Catalog, c.Models)
+	filter := runfilter.FromFlags()
+	path := strings.Split(t.Name(), "/")
+	r := &fbRun{Catalog: c.Catalog, Models: entries, Tasks: tasks, DryRun: c.DryRun, Runner: &featherbench.Runner{
+		Trials: c.Trials, Concurrency: c.Concurrency,
+		Selected: func(model, task string, trial int) bool {
+			return filter.Selected(append(path, model, task, strconv.Itoa(trial))...)
+		},
+	}}
+	for _, ext := range fbExtensions {
+		ext(t, r)
+	}
+	if c.DryRun {
+		keys := make([]string, len(entries))
+		for i, e := range entries {
+			keys[i] = e.Key
+		}
+		plan := r.Runner.Plan(keys, tasks)
+		plan.Judges = r.Judges
+		plan.Write(c.Stdout)
+		return nil
+	}
+
+	// The results file is created when the first model opens, so a run
+	// whose models all skip leaves no run directory behind.
+	var (
+		prepare sync.Once
+		dir     string
+		prepErr error
+		mu      sync.Mutex
+		records []featherbench.Record
+		wg      sync.WaitGroup
+	)
+	for _, e := range entries {
+		if !filter.Selected(append(path, e.Key)...) {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(e.Key, func(t *testing.T) {
+				if len(r.Runner.Jobs(e.Key, tasks)) == 0 {
+					return // -run names other trials: open nothing
+				}
+				m := openModel(t, e)
+				gen, ok := m.(lm.Generator)
+				if !ok {
+					t.Fatalf("model %q (backend %s) cannot generate text, which Featherbench needs", e.Key, e.Backend)
+				}
+				prepare.Do(func() {
+					if dir, prepErr = c.Run.Sub("featherbench"); prepErr == nil {
+						r.Runner.RunID = c.Run.Stamp()
+						r.Runner.Out = featherbench.NewWriter(filepath.Join(dir, "results-"+r.Runner.RunID+".jsonl"))
+					}
+				})
+				if prepErr != nil {
+					t.Fatal(prepErr)
+				}
+				recs, err := r.Runner.RunModel(t.Context(), fbModel(e, gen), tasks)
+				mu.Lock()
+				records = append(records, recs...)
+				mu.Unlock()
+				fbReport(t, tasks, recs)
+				if err != nil {
+					t.Error(err)
+				}
+			})
+		}()
+	}
+	wg.Wait()
+	if r.Runner.Out == nil {
+		return nil
+	}
+	if err := r.Runner.Out.Close(); err != nil {
+		t.Error(err)
+	}
+	summary := filepath.Join(dir, "summary-"+r.Runner.RunID+".md")
+	if err := featherbench.WriteSummary(records, summary, featherbench.Categories(tasks)); err != nil {
+		t.Error(err)
+	}
+	for _, f := range r.Finish {
+		if err := f(records, dir); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Logf("%d trials recorded in %s; summary in %s", len(records), r.Runner.Out.Path(), summary)
+	return records
+}
+
+// fbModel asks every task the same way: the catalog entry's answer cap
+// and declared sampling.
+func fbModel(e catalog.Entry, gen lm.Generator) featherbench.Model {
+	m := featherbench.Model{Key: e.Key, Generator: gen, MaxNewTokens: e.MaxTokens}
+	if s := e.Sampling; s != nil {
+		m.Sampling = lm.Sampling{Temperature: s.Temperature, TopP: s.TopP, TopK: s.TopK, Seed: s.Seed}
+	}
+	return m
+}
+
+// fbReport gives every recorded trial its subtest. An error record (no
+// answer to score) fails it; a wrong answer is the model's result unless
+// -strict.
+func fbReport(t *testing.T, tasks []featherbench.Task, recs []featherbench.Record) {
+	byTask := map[string][]featherbench.Record{}
+	for _, rec := range recs {
+		byTask[rec.Task] = append(byTask[rec.Task], rec)
+	}
+	for _, task := range tasks {
+		if len(byTask[task.ID]) == 0 {
+			continue
+		}
+		t.Run(task.ID, func(t *testing.T) {
+			for _, rec := range byTask[task.ID] {
+				t.Run(strconv.Itoa(rec.Trial), func(t *testing.T) {
+					fbCheckTrial(t, rec)
+					for _, check := range fbTrialChecks {
+						check(t, rec)
+					}
+				})
+			}
+		})
+	}
+}
+
+func fbCheckTrial(t *testing.T, rec featherbench.Record) {
+	t.Helper()
+	detail := ""
+	if rec.CheckDetail != nil {
+		detail = ": " + *rec.CheckDetail
+	}
+	switch {
+	case rec.Error != nil:
+		t.Errorf("error: %s", *rec.Error)
+	case rec.Refusal:
+		t.Logf("REFUSED%s", detail)
+	case rec.Passed == nil:
+		t.Logf("unscored (the task has no checker)")
+	case *rec.Passed:
+		t.Logf("PASS%s", detail)
+	default:
+		t.Logf("FAIL%s", detail)
+	}
+	if *optStrict && rec.Passed != nil && !*rec.Passed {
+		t.Errorf("-strict: %s failed the task%s", rec.Model, detail)
+	}
+	if rec.Error == nil {
+		t.Logf("latency %s, wall %s, tokens %d in / %d out, cost %s", fbSeconds(rec.LatencyS), fbSeconds(rec.WallClockS), rec.InputTokens, rec.OutputTokens, fbUSD(rec.CostUSD))
+	}
+}
+
+func fbSeconds(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2fs", *v)
+}
+
+func fbUSD(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("$%.6f", *v)
+}

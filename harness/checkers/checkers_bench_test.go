@@ -1,0 +1,33 @@
+package checkers
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// BenchmarkTextCheckers checks a 20 KB answer, a long but realistic
+// response, with the text checker types.
+func BenchmarkTextCheckers(b *testing.B) {
+	text := strings.Repeat("Roast the chickpeas with smoked paprika until crisp. ", 400) + "Serves 4."
+	for _, c := range []struct{ name, spec string }{
+		{"contains", `{"type": "contains", "values": ["chickpea", "serves 4"]}`},
+		{"not_contains-whole_word", `{"type": "not_contains", "values": ["bacon", "chicken", "beef"], "whole_word": true}`},
+		{"regex-lookahead", `{"type": "regex", "pattern": "(?i)\\A(?!.*(?<!no )\\bmeat\\b(?!-free))"}`},
+		{"numeric_close", `{"type": "numeric_close", "value": 4}`},
+	} {
+		f, err := Compile("checker", json.RawMessage(c.spec))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if _, _, err := f(context.Background(), Response{Text: text}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,126 @@
+package checkers
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/dlclark/regexp2"
+)
+
+func init() { Register("numeric_close", compileNumericClose) }
+
+// numberRE finds decimal numbers, with optional thousands separators
+// (1,234.5) and exponent (6.02e23).
+var numberRE = regexp.MustCompile(`[-+]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?`)
+
+// Numbers returns the numbers in text in order. A leading '-' or '+' is a
+// sign only when it does not follow a letter or digit, so "COVID-19" is 19
+// and "2026-07-04" is 2026, 7, 4; "−" (U+2212) is a minus sign.
+func Numbers(text string) []float64 {
+	text = strings.ReplaceAll(text, "\u2212", "-")
+	var out []float64
+	for _, loc := range numberRE.FindAllStringIndex(text, -1) {
+		s := text[loc[0]:loc[1]]
+		if s[0] == '-' || s[0] == '+' {
+			if r, _ := utf8.DecodeLastRuneInString(text[:loc[0]]); loc[0] > 0 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+				s = s[1:]
+			}
+		}
+		f, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+		if err == nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// numeric_close: a number from the response is within tolerance of value:
+// |got - value| <= max(abs_tol, rel_tol * |value|) (both default to 0, an
+// exact match). The number is the last one in the response; with pattern
+// (Python syntax), it is the pattern's first capture group when it has one,
+// else the first number after the pattern's first match.
+func compileNumericClose(s *Spec) (Func, error) {
+	var want, abs, rel float64
+	var pattern string
+	s.Require("value", &want, "the expected number, e.g. 1250.5")
+	s.Decode("abs_tol", &abs)
+	s.Decode("rel_tol", &rel)
+	hasPattern := s.Decode("pattern", &pattern)
+	if s.Err() != nil {
+		return nil, s.Err()
+	}
+	for field, v := range map[string]float64{"abs_tol": abs, "rel_tol": rel} {
+		if v < 0 {
+			return nil, s.Errorf(field, "must be a non-negative number, not %s", fmtNum(v))
+		}
+	}
+	var re *regexp2.Regexp
+	if hasPattern {
+		var err error
+		if re, err = CompilePython(pattern); err != nil {
+			return nil, s.Errorf("pattern", "invalid regex: %v", err)
+		}
+	}
+	if s.Err() != nil {
+		return nil, s.Err()
+	}
+	tol := math.Max(abs, rel*math.Abs(want))
+	return func(_ context.Context, r Response) (bool, string, error) {
+		got, from, err := extractNumber(r.Text, re, pattern)
+		if err != nil {
+			return false, "", err
+		}
+		if from == "" {
+			return false, "no number found" + where(re, pattern), nil
+		}
+		diff := math.Abs(got - want)
+		verdict := fmt.Sprintf("%s (%s); want %s ± %s, off by %s", fmtNum(got), from, fmtNum(want), fmtNum(tol), fmtNum(diff))
+		return diff <= tol, verdict, nil
+	}, nil
+}
+
+func where(re *regexp2.Regexp, pattern string) string {
+	if re == nil {
+		return " in the response"
+	}
+	return " for " + quoteRE(pattern)
+}
+
+func extractNumber(text string, re *regexp2.Regexp, pattern string) (float64, string, error) {
+	if re == nil {
+		ns := Numbers(text)
+		if len(ns) == 0 {
+			return 0, "", nil
+		}
+		return ns[len(ns)-1], "the last number", nil
+	}
+	m, err := re.FindStringMatch(text)
+	if err != nil {
+		return 0, "", fmt.Errorf("pattern %s: %w", quoteRE(pattern), err)
+	}
+	if m == nil {
+		return 0, "", nil
+	}
+	if groups := m.Groups(); len(groups) > 1 {
+		ns := Numbers(groups[1].String())
+		if len(ns) == 0 {
+			return 0, "", nil
+		}
+		return ns[0], "group 1 of " + quoteRE(pattern), nil
+	}
+	// Index counts runes; find the byte offset of the match's end.
+	end := runeOffset(text, m.Index+m.Length)
+	ns := Numbers(text[end:])
+	if len(ns) == 0 {
+		return 0, "", nil
+	}
+	return ns[0], "the first number after " + quoteRE(pattern), nil
+}
+
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -1,0 +1,172 @@
+package featherbench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// Record is one trial, the stable contract with anyone's tooling: the keys
+// and their order are the spec's. Nullable values are pointers.
+type Record struct {
+	// RunID is the run's stamp, as in the file name.
+	RunID    string `json:"run_id"`
+	Task     string `json:"task"`
+	TaskHash string `json:"task_hash"`
+	Model    string `json:"model"`
+	// Trial counts from 1.
+	Trial int `json:"trial"`
+	// Timestamp is when the trial started, UTC, RFC 3339.
+	Timestamp string     `json:"timestamp"`
+	Text      string     `json:"text"`
+	ToolCalls []ToolCall `json:"tool_calls"`
+	// Passed is the scored value: null when the task has no checker, on a
+	// refusal under the neutral policy, and on errors.
+	Passed          *bool   `json:"passed"`
+	CheckDetail     *string `json:"check_detail"`
+	Refusal         bool    `json:"refusal"`
+	RefusalCategory *string `json:"refusal_category"`
+	StopReason      string  `json:"stop_reason"`
+	// LatencyS is time to first token; null when the backend cannot tell.
+	LatencyS   *float64 `json:"latency_s"`
+	WallClockS *float64 `json:"wall_clock_s"`
+	// Tokens as the backend reported them (0 when it did not).
+	InputTokens  int      `json:"input_tokens"`
+	OutputTokens int      `json:"output_tokens"`
+	CostUSD      *float64 `json:"cost_usd"`
+	// SamplingSent is what reached the endpoint; null when the backend does
+	// not report it.
+	SamplingSent map[string]any `json:"sampling_sent"`
+	// Rubric and RubricMean are filled by rubric judging (null without it).
+	Rubric     json.RawMessage `json:"rubric"`
+	RubricMean *float64        `json:"rubric_mean"`
+	Error      *string         `json:"error"`
+}
+
+// ToolCall is a model's call, normalised to {name, args}; raw_args appears
+// only when the arguments were not a JSON object.
+type ToolCall struct {
+	Name    string         `json:"name"`
+	Args    map[string]any `json:"args"`
+	RawArgs string         `json:"raw_args,omitempty"`
+}
+
+// Writer appends records to a JSONL file, one Write per record and no
+// buffering, so an interrupted run keeps every finished trial. Safe for
+// concurrent use. The file is created on the first record: a run that
+// records nothing leaves nothing behind.
+type Writer struct {
+	path string
+
+	mu  sync.Mutex
+	f   *os.File
+	n   int
+	err error
+}
+
+// NewWriter returns a Writer appending to path.
+func NewWriter(path string) *Writer { return &Writer{path: path} }
+
+// Path is the file written.
+func (w *Writer) Path() string { return w.path }
+
+// Count is the number of records written.
+func (w *Writer) Count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n
+}
+
+// Write appends one record.
+func (w *Writer) Write(r Record) error {
+	line, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encoding the record of %s/%s/%d: %w", r.Model, r.Task, r.Trial, err)
+	}
+	line = append(line, '\n')
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.f == nil {
+		if w.f, err = os.OpenFile(w.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
+			w.err = fmt.Errorf("creating the results file: %w", err)
+			return w.err
+		}
+	}
+	if _, err := w.f.Write(line); err != nil {
+		w.err = fmt.Errorf("writing %s: %w", w.path, err)
+		return w.err
+	}
+	w.n++
+	return nil
+}
+
+// Close closes the file.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return nil
+	}
+	err := w.f.Close()
+	w.f = nil
+	return err
+}
+
+// ReadRecords reads JSONL results files, in order. Keys it does not know
+// are ignored, so files with extra fields still load; a malformed line is
+// an error naming its file and line.
+func ReadRecords(paths ...string) ([]Record, error) {
+	var out []Record
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, fmt.Errorf("reading records: %w", err)
+		}
+		recs, err := readRecords(p, f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, recs...)
+	}
+	return out, nil
+}
+
+func readRecords(name string, r io.Reader) ([]Record, error) {
+	var out []Record
+	br := bufio.NewReader(r) // lines hold whole responses: no Scanner limit
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(b)) > 0 {
+			var rec Record
+			if uerr := json.Unmarshal(b, &rec); uerr != nil {
+				hint := ""
+				if !bytes.HasSuffix(b, []byte("\n")) {
+					hint = " (the last line is incomplete: the run was probably interrupted while writing it; delete the line)"
+				}
+				return nil, fmt.Errorf("%s:%d: not a Featherbench record: %v%s", name, line, uerr, hint)
+			}
+			if string(rec.Rubric) == "null" {
+				rec.Rubric = nil // as a record that was never judged holds it
+			}
+			if rec.Task == "" || rec.Model == "" {
+				return nil, fmt.Errorf("%s:%d: not a Featherbench record: it has no task or model", name, line)
+			}
+			out = append(out, rec)
+		}
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+	}
+}

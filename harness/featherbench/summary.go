@@ -1,0 +1,319 @@
+package featherbench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/feather-eval/feather/harness/stats"
+)
+
+// Cell counts one model's trials of one task (or one category).
+type Cell struct {
+	Trials int
+	// Scored trials are the pass-rate denominator: those with a checker
+	// verdict, including refusals a "pass" or "fail" policy scores.
+	Scored, Passed int
+	// Refused counts hard refusals under any policy.
+	Refused int
+	// Errors have no verdict and are excluded from the pass rate.
+	Errors int
+	// Unscored: the task has no checker, or a refusal under the neutral
+	// policy.
+	Unscored int
+}
+
+func (c *Cell) add(r Record) {
+	c.Trials++
+	switch {
+	case r.Error != nil:
+		c.Errors++
+	case r.Passed == nil:
+		c.Unscored++
+	default:
+		c.Scored++
+		if *r.Passed {
+			c.Passed++
+		}
+	}
+	if r.Refusal && r.Error == nil {
+		c.Refused++
+	}
+}
+
+// ModelStats is one model's row of the summary.
+type ModelStats struct {
+	Model string
+	Cell
+	// PassRate is Passed/Scored with its 95% Wilson interval (0 and [0, 1]
+	// when nothing was scored).
+	PassRate, Lo, Hi float64
+	// Medians over trials without errors that report the value; nil when
+	// none does. Latency is time to first token.
+	MedianLatencyS, MedianWallS *float64
+	// Token totals over every trial.
+	InputTokens, OutputTokens int
+	// CostUSD is the total over trials that report a cost (errors included:
+	// a failed request may still be billed); nil when none does.
+	CostUSD *float64
+	// CostPerTaskUSD is the mean cost of one trial that reports a cost.
+	CostPerTaskUSD *float64
+	CostReported   int
+}
+
+// Summary aggregates records from any number of runs.
+type Summary struct {
+	RunIDs []string
+	Models []ModelStats
+	// Tasks are sorted by id; Grid[task][model] is a cell of the grid.
+	Tasks        []string
+	Grid         map[string]map[string]Cell
+	TaskCategory map[string]string
+	// Categories are sorted; ByCategory[category][model] rolls tasks up.
+	Categories []string
+	ByCategory map[string]map[string]Cell
+	// Warnings name tasks whose records blend more than one task_hash.
+	Warnings []string
+}
+
+// Uncategorised labels tasks whose category is empty or unknown.
+const Uncategorised = "(none)"
+
+// Summarize aggregates records; categories maps task ids to categories
+// (see Categories) for the rollup. Models and tasks are listed sorted, so
+// the summary does not depend on the order trials finished in.
+func Summarize(records []Record, categories map[string]string) Summary {
+	s := Summary{Grid: map[string]map[string]Cell{}, ByCategory: map[string]map[string]Cell{}, TaskCategory: map[string]string{}}
+	runs := map[string]bool{}
+	hashes := map[string]map[string]bool{}
+	byModel := map[string][]Record{}
+	for _, r := range records {
+		if r.RunID != "" {
+			runs[r.RunID] = true
+		}
+		if hashes[r.Task] == nil {
+			hashes[r.Task] = map[string]bool{}
+		}
+		hashes[r.Task][r.TaskHash] = true
+		byModel[r.Model] = append(byModel[r.Model], r)
+
+		cat := categories[r.Task]
+		if cat == "" {
+			cat = Uncategorised
+		}
+		s.TaskCategory[r.Task] = cat
+		for _, g := range []struct {
+			grid map[string]map[string]Cell
+			key  string
+		}{{s.Grid, r.Task}, {s.ByCategory, cat}} {
+			if g.grid[g.key] == nil {
+				g.grid[g.key] = map[string]Cell{}
+			}
+			c := g.grid[g.key][r.Model]
+			c.add(r)
+			g.grid[g.key][r.Model] = c
+		}
+	}
+	s.RunIDs = keys(runs)
+	s.Tasks = keys(s.Grid)
+	s.Categories = keys(s.ByCategory)
+	for _, task := range s.Tasks {
+		if hs := keys(hashes[task]); len(hs) > 1 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("task %s: the records blend %d versions of the task (task_hash %s): its prompt, checker or tools changed between the runs combined here, so its numbers mix different tasks", task, len(hs), strings.Join(hs, ", ")))
+		}
+	}
+	for _, m := range keys(byModel) {
+		s.Models = append(s.Models, modelStats(m, byModel[m]))
+	}
+	return s
+}
+
+func modelStats(model string, recs []Record) ModelStats {
+	ms := ModelStats{Model: model}
+	var lat, wall []float64
+	cost := 0.0
+	for _, r := range recs {
+		ms.add(r)
+		ms.InputTokens += r.InputTokens
+		ms.OutputTokens += r.OutputTokens
+		if r.CostUSD != nil {
+			cost += *r.CostUSD
+			ms.CostReported++
+		}
+		if r.Error != nil {
+			continue
+		}
+		if r.LatencyS != nil {
+			lat = append(lat, *r.LatencyS)
+		}
+		if r.WallClockS != nil {
+			wall = append(wall, *r.WallClockS)
+		}
+	}
+	if ms.Scored > 0 {
+		ms.PassRate = float64(ms.Passed) / float64(ms.Scored)
+	}
+	ms.Lo, ms.Hi = stats.Wilson(ms.Passed, ms.Scored, stats.Z95)
+	if len(lat) > 0 {
+		ms.MedianLatencyS = ptr(stats.Median(lat))
+	}
+	if len(wall) > 0 {
+		ms.MedianWallS = ptr(stats.Median(wall))
+	}
+	if ms.CostReported > 0 {
+		ms.CostUSD = ptr(cost)
+		ms.CostPerTaskUSD = ptr(cost / float64(ms.CostReported))
+	}
+	return ms
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Markdown renders the summary.
+func (s Summary) Markdown() string {
+	var b strings.Builder
+	b.WriteString("# Featherbench summary\n\n")
+	trials := 0
+	for _, m := range s.Models {
+		trials += m.Trials
+	}
+	runs := "Run " + strings.Join(s.RunIDs, "")
+	switch {
+	case len(s.RunIDs) == 0:
+		runs = "Records without a run id"
+	case len(s.RunIDs) > 1:
+		runs = fmt.Sprintf("%d runs combined (%s)", len(s.RunIDs), strings.Join(s.RunIDs, ", "))
+	}
+	fmt.Fprintf(&b, "%s: %d models, %d tasks, %d trials.\n\n", runs, len(s.Models), len(s.Tasks), trials)
+	for _, w := range s.Warnings {
+		fmt.Fprintf(&b, "> **Warning:** %s.\n\n", w)
+	}
+
+	b.WriteString("| model | pass rate [95% CI] | passed / scored | refused | errors | unscored | median latency (s) | median wall (s) | input tokens | output tokens | cost (USD) | cost / task (USD) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, m := range s.Models {
+		fmt.Fprintf(&b, "| %s | %s | %d / %d | %d | %d | %d | %s | %s | %d | %d | %s | %s |\n",
+			m.Model, rate(m.Passed, m.Scored, m.Lo, m.Hi), m.Passed, m.Scored, m.Refused, m.Errors, m.Unscored,
+			seconds(m.MedianLatencyS), seconds(m.MedianWallS), m.InputTokens, m.OutputTokens, usd(m.CostUSD), usd(m.CostPerTaskUSD))
+	}
+	b.WriteString("\nPass rate = passed / scored, with the 95% Wilson score interval. Scored trials exclude errors " +
+		"(counted in their own column), refusals on tasks whose refusal policy is neutral, and tasks without a checker " +
+		"(both counted as unscored); a refusal on a task whose policy is pass or fail is scored, and also counted as refused. " +
+		"Latency is time to first token; medians are over trials without errors. Cost is the total reported by the provider; " +
+		"cost / task is the mean cost of one trial.\n")
+
+	models := make([]string, len(s.Models))
+	for i, m := range s.Models {
+		models[i] = m.Model
+	}
+	b.WriteString("\n## Per task\n\nPassed / scored trials; R refused, E errors, U unscored.\n\n")
+	b.WriteString("| task | category | " + strings.Join(models, " | ") + " |\n")
+	b.WriteString("|---|---" + strings.Repeat("|---", len(models)) + "|\n")
+	for _, task := range s.Tasks {
+		b.WriteString("| " + task + " | " + s.TaskCategory[task])
+		for _, m := range models {
+			b.WriteString(" | " + gridCell(s.Grid[task][m]))
+		}
+		b.WriteString(" |\n")
+	}
+
+	b.WriteString("\n## Per category\n\nPass rate (passed / scored) over the category's tasks.\n\n")
+	b.WriteString("| category | " + strings.Join(models, " | ") + " |\n")
+	b.WriteString("|---" + strings.Repeat("|---", len(models)) + "|\n")
+	for _, cat := range s.Categories {
+		b.WriteString("| " + cat)
+		for _, m := range models {
+			c, ok := s.ByCategory[cat][m]
+			switch {
+			case !ok:
+				b.WriteString(" | ")
+			case c.Scored == 0:
+				b.WriteString(" | — (0 / 0)")
+			default:
+				fmt.Fprintf(&b, " | %s (%d / %d)", pct(float64(c.Passed)/float64(c.Scored)), c.Passed, c.Scored)
+			}
+		}
+		b.WriteString(" |\n")
+	}
+	return b.String()
+}
+
+// WriteSummary writes the Markdown summary of records to path, atomically:
+// a reader never sees half a file. categories may be nil.
+func WriteSummary(records []Record, path string, categories map[string]string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".summary-*.md")
+	if err != nil {
+		return fmt.Errorf("writing the summary: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(Summarize(records, categories).Markdown()); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing the summary: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing the summary: %w", err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("writing the summary: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing the summary: %w", err)
+	}
+	return nil
+}
+
+func rate(passed, scored int, lo, hi float64) string {
+	if scored == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%s [%.0f–%.0f]", pct(float64(passed)/float64(scored)), 100*lo, 100*hi)
+}
+
+func pct(p float64) string { return fmt.Sprintf("%.0f%%", 100*p) }
+
+func gridCell(c Cell) string {
+	if c.Trials == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%d / %d", c.Passed, c.Scored)
+	var notes []string
+	for _, n := range []struct {
+		count int
+		tag   string
+	}{{c.Refused, "R"}, {c.Errors, "E"}, {c.Unscored, "U"}} {
+		if n.count > 0 {
+			notes = append(notes, strconv.Itoa(n.count)+n.tag)
+		}
+	}
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, " ") + ")"
+	}
+	return s
+}
+
+func seconds(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", *v)
+}
+
+func usd(v *float64) string {
+	switch {
+	case v == nil:
+		return "—"
+	case *v != 0 && *v < 0.01:
+		return fmt.Sprintf("%.6f", *v)
+	}
+	return fmt.Sprintf("%.4f", *v)
+}
