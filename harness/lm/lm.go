@@ -7,8 +7,14 @@ package lm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 )
+
+// ErrUnsupported marks a request the backend cannot serve by design (tools
+// on a local model, say): a capability mismatch, not a harness failure.
+// Backends wrap it; suites record the error and skip rather than fail.
+var ErrUnsupported = errors.New("not supported by this backend")
 
 // Message is one chat turn.
 type Message struct {
