@@ -1,0 +1,162 @@
+package featherweight
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// france is the spec's own running example: "The capital of France is
+// Paris." returns B.
+var france = [4]string{"Berlin", "Paris", "Madrid", "Rome"}
+
+func TestExtract(t *testing.T) {
+	numbers := [4]string{"12", "120", "21", "1"}
+	decimals := [4]string{"3.5", "4.5", "5.5", "6.5"}
+	cities := [4]string{"New York", "New York City", "Boston", "Chicago"}
+	fruit := [4]string{"apple", "pear", "plum", "fig"}
+	tests := []struct {
+		name    string
+		reply   string
+		choices [4]string
+		letter  string
+		rule    Rule
+	}{
+		// The spec's examples, each under the step it names.
+		{"spec (B) Paris", "(B) Paris", france, "B", RuleParenthesized},
+		{"spec The answer is B", "The answer is B", france, "B", RuleAnswerIs},
+		{"spec Answer: C", "Answer: C", france, "C", RuleAnswerIs},
+		{"spec A) Berlin...", "A) Berlin...", france, "A", RuleStartsWithLetter},
+		{"spec C. The answer is...", "C. The answer is...", france, "C", RuleStartsWithLetter},
+		{"spec prose answer", "The capital of France is Paris.", france, "B", RuleChoiceText},
+		// "a model that explicitly outputs "A) Berlin" deserves to be scored
+		// against A even if "Paris" also appears later in its reply."
+		{"spec A) Berlin before Paris", "A) Berlin. No wait, Paris is the capital.", france, "A", RuleStartsWithLetter},
+
+		// Step 1: "(A), (B), (C), or (D) anywhere"; earliest wins; upper case.
+		{"parenthesized mid-reply", "I would go with (D) here.", france, "D", RuleParenthesized},
+		{"parenthesized earliest of two", "Not (A) but (C)", france, "A", RuleParenthesized},
+		{"parenthesized beats answer is", "The answer is B (C)", france, "C", RuleParenthesized},
+		{"parenthesized beats choice text", "Paris (C)", france, "C", RuleParenthesized},
+		{"parenthesized beats leading letter", "A. I mean (B)", france, "B", RuleParenthesized},
+		{"lower-case (b) is not step 1", "(b) Paris", france, "B", RuleChoiceText},
+		{"(E) is not a choice", "(E)", france, "", RuleParseError},
+
+		// Step 2: "answer" any case, optional "is", optional punctuation,
+		// standalone letter.
+		{"answer is upper case", "ANSWER IS D", france, "D", RuleAnswerIs},
+		{"answer is with colon", "The answer is: A", france, "A", RuleAnswerIs},
+		{"answer dash", "Answer - B.", france, "B", RuleAnswerIs},
+		{"answer markdown", "Answer: **C**", france, "C", RuleAnswerIs},
+		{"answer newline", "Answer:\nD", france, "D", RuleAnswerIs},
+		{"answer glued to the letter", "answerB", france, "A", RuleFirstCharacter},
+		{"answer letter not standalone", "My answer is Berlin", france, "A", RuleChoiceText},
+		{"answer lower-case letter", "the answer is d", france, "", RuleParseError},
+		{"second answer completes the pattern", "I can't say the answer. Maybe C, so the answer is D", france, "D", RuleAnswerIs},
+		{"answer beats leading letter", "B. Actually the answer is C", france, "C", RuleAnswerIs},
+		{"answer beats choice text", "Paris? No, the answer is A", france, "A", RuleAnswerIs},
+		{"answers is not answer+letter", "The answers: C", france, "C", RuleStandaloneLetter},
+		{"answer isn't", "The answer isn't C", france, "C", RuleStandaloneLetter},
+
+		// Step 3: starts (after whitespace) with A-D then space, '.', ',', or
+		// a closing bracket; upper case only.
+		{"leading letter comma", "  B, Paris", france, "B", RuleStartsWithLetter},
+		{"leading letter bracket", "D]", france, "D", RuleStartsWithLetter},
+		{"leading letter brace", "C} done", france, "C", RuleStartsWithLetter},
+		{"leading letter newline", "B\nParis", france, "B", RuleStartsWithLetter},
+		{"leading letter space then other city", "C Berlin", france, "C", RuleStartsWithLetter},
+		{"leading letter colon is not step 3", "B: Berlin", france, "A", RuleChoiceText},
+		{"leading lower-case letter is not step 3", "c) Paris", france, "B", RuleChoiceText},
+		{"leading letter inside a word", "Berlin", france, "A", RuleChoiceText},
+		{"bare letter falls to step 5", "B", france, "B", RuleStandaloneLetter},
+
+		// Step 4: full choice text, case-insensitive, word boundaries,
+		// earliest wins.
+		{"choice text alone", "Paris", france, "B", RuleChoiceText},
+		{"choice text upper case", "PARIS!", france, "B", RuleChoiceText},
+		{"earliest choice text wins", "Madrid or Rome", france, "C", RuleChoiceText},
+		{"earliest choice text wins reversed", "Rome, not Madrid", france, "D", RuleChoiceText},
+		{"choice text inside a word is no match", "Parisian food", france, "", RuleParseError},
+		{"number choice needs boundaries", "The result is 120.", numbers, "B", RuleChoiceText},
+		{"earliest number", "21, or maybe 12", numbers, "C", RuleChoiceText},
+		{"choice ending in non-word char", "It is 4.5.", decimals, "B", RuleChoiceText},
+		{"decimal inside a longer number", "14.56", decimals, "", RuleParseError},
+		{"longer choice at the same position", "New York City", cities, "B", RuleChoiceText},
+		{"shorter choice alone", "New York, of course", cities, "A", RuleChoiceText},
+		{"choice text beats standalone letter", "I pick D: plum", fruit, "C", RuleChoiceText},
+		{"choice text beats first character", "a fig", fruit, "D", RuleChoiceText},
+
+		// Step 5: any standalone upper-case A-D, earliest.
+		{"standalone letter", "I would pick D", france, "D", RuleStandaloneLetter},
+		{"standalone letter with apostrophe", "It's C.", france, "C", RuleStandaloneLetter},
+		{"standalone beats first character", "Definitely B!", france, "B", RuleStandaloneLetter},
+		{"earliest standalone", "Either C or A", france, "C", RuleStandaloneLetter},
+		{"letters inside a word are not standalone", "CD", france, "C", RuleFirstCharacter},
+		{"digit touching is not standalone", "A1", france, "A", RuleFirstCharacter},
+
+		// Step 6: first non-whitespace character, case-insensitive.
+		{"first character upper", "Bananas", france, "B", RuleFirstCharacter},
+		{"first character lower", "  d", france, "D", RuleFirstCharacter},
+		{"first character of a word", "cats", france, "C", RuleFirstCharacter},
+		{"lower-case article", "a cat", france, "A", RuleFirstCharacter},
+
+		// Step 7: nothing matched.
+		{"empty", "", france, "", RuleParseError},
+		{"whitespace only", " \n\t", france, "", RuleParseError},
+		{"no letter", "I don't know.", france, "", RuleParseError},
+		{"other letters", "Eeee", france, "", RuleParseError},
+		{"non-ASCII letters are word characters", "éB", france, "", RuleParseError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Extract(tt.reply, tt.choices)
+			assert.Equal(t, Extraction{Letter: tt.letter, Rule: tt.rule}, got, "reply %q", tt.reply)
+		})
+	}
+}
+
+func TestRulesInPriorityOrder(t *testing.T) {
+	assert.Equal(t, []Rule{"parenthesized", "answer_is", "starts_with_letter", "choice_text", "standalone_letter", "first_character", "parse_error"}, Rules)
+}
+
+func FuzzExtract(f *testing.F) {
+	for _, s := range []string{
+		"(B) Paris", "The answer is B", "Answer: C", "A) Berlin...", "C. The answer is...",
+		"The capital of France is Paris.", "A) Berlin. No wait, Paris.", "", " ", "answer", "answer is",
+		"(", "(A", "ANSWER: **D**", "Berlin", "é", "\xff\xfe", "a", "New York City", "answer is \xffB",
+	} {
+		f.Add(s, "Paris", "Berlin")
+	}
+	f.Add("12 or 120", "12", "120")
+	f.Add("x", "", "  ")
+	f.Fuzz(func(t *testing.T, reply, c0, c1 string) {
+		choices := [4]string{c0, c1, "Madrid", "Rome"}
+		got := Extract(reply, choices)
+		if !slices.Contains(Rules, got.Rule) {
+			t.Fatalf("Extract(%q) rule %q is not one of the seven steps", reply, got.Rule)
+		}
+		if got.Rule == RuleParseError {
+			if got.Letter != "" {
+				t.Fatalf("Extract(%q) = parse error with letter %q", reply, got.Letter)
+			}
+			return
+		}
+		if !slices.Contains(Letters[:], got.Letter) {
+			t.Fatalf("Extract(%q) letter %q is not A-D", reply, got.Letter)
+		}
+		if again := Extract(reply, choices); again != got {
+			t.Fatalf("Extract(%q) is not deterministic: %v then %v", reply, got, again)
+		}
+	})
+}
+
+// BenchmarkExtract measures extraction on replies that stop at each step.
+func BenchmarkExtract(b *testing.B) {
+	replies := []string{"(B) Paris", "The answer is B", "A) Berlin...", "The capital of France is Paris.", "I would pick D", "Bananas", "I really do not know which one it could be."}
+	for b.Loop() {
+		for _, r := range replies {
+			Extract(r, france)
+		}
+	}
+}
