@@ -7,7 +7,7 @@ RESULTS   ?= results
 PKGS      ?= ./...
 TESTFLAGS ?= -timeout 60m
 
-.PHONY: all deps test bench vet fmt fmt-check perf
+.PHONY: all deps test bench vet fmt fmt-check perf goldens
 
 all: test
 
@@ -29,3 +29,12 @@ vet:
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
+
+## perf: optimized/naive benchmark pairs in one `go test -bench` run, printed as speedups (BENCHTIME=3x)
+perf: deps
+	@./scripts/perf.sh
+
+## goldens: regenerate the golden files with Hugging Face's reference implementations (node, pinned in scripts/goldens, local folders only)
+goldens: deps
+	cd scripts/goldens && ONNXRUNTIME_NODE_INSTALL=skip npm ci --ignore-scripts
+	@set -e; cd scripts/goldens && for f in *.mjs; do echo "node scripts/goldens/$$f"; node "$$f"; done

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/feather-eval/feather/harness/tokenizer"
+)
+
+func init() {
+	register("tokenize", "print the token ids of a JSON list of strings on stdin", runTokenize)
+}
+
+// runTokenize encodes each string on stdin with a model's tokenizer, so
+// ids can be compared with transformers' output line for line.
+func runTokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tokenize", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	model := fs.String("model", "", "model or tokenizer `folder` (tokenizer.json, or vocab.json + merges.txt)")
+	special := fs.Bool("special", true, "add the model's special tokens, as add_special_tokens=True does (BOS for many models)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: feather tokenize --model DIR [--special=false] < strings.json")
+		fmt.Fprintln(stderr, "\nReads a JSON list of strings and prints a JSON list of their token id lists, on one line.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "feather tokenize: "+format+"\n", a...)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return fail("unexpected argument %q; strings are read from stdin", fs.Arg(0))
+	}
+	if *model == "" {
+		return fail("--model DIR is required (a folder with tokenizer.json, or vocab.json + merges.txt)")
+	}
+	data, err := io.ReadAll(stdin)
+	if err != nil {
+		return fail("reading stdin: %v", err)
+	}
+	texts, err := decodeStringList(data)
+	if err != nil {
+		return fail("%v\nstdin must be a JSON list of strings, e.g. [\"Hello\", \" world\"]", err)
+	}
+	tok, err := tokenizer.Load(*model)
+	if err != nil {
+		return fail("%v", err)
+	}
+	out := make([][]int, len(texts))
+	for i, s := range texts {
+		out[i] = tok.Encode(s, *special)
+	}
+	line, err := json.Marshal(out)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if _, err := fmt.Fprintf(stdout, "%s\n", line); err != nil {
+		return fail("writing output: %v", err)
+	}
+	return 0
+}
+
+// decodeStringList reads a JSON list of strings, naming the line and column
+// or the item that is wrong.
+func decodeStringList(data []byte) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var items []json.RawMessage
+	if err := dec.Decode(&items); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			line, col := stringListPos(data, syn.Offset)
+			return nil, fmt.Errorf("stdin:%d:%d: invalid JSON: %v", line, col, syn)
+		case errors.As(err, &typ):
+			line, col := stringListPos(data, typ.Offset)
+			return nil, fmt.Errorf("stdin:%d:%d: want a list, got JSON %s", line, col, typ.Value)
+		case errors.Is(err, io.EOF):
+			return nil, errors.New("stdin: empty")
+		}
+		return nil, fmt.Errorf("stdin: %v", err)
+	}
+	if items == nil {
+		return nil, errors.New("stdin: want a list, got null")
+	}
+	if dec.More() {
+		line, col := stringListPos(data, dec.InputOffset()+1)
+		return nil, fmt.Errorf("stdin:%d:%d: unexpected data after the list", line, col)
+	}
+	texts := make([]string, len(items))
+	for i, raw := range items {
+		if err := json.Unmarshal(raw, &texts[i]); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+			return nil, fmt.Errorf("stdin: item %d is %s, not a string", i, raw)
+		}
+	}
+	return texts, nil
+}
+
+// stringListPos turns a decoder offset (just past the offending byte) into the
+// 1-based line and column of that byte.
+func stringListPos(data []byte, offset int64) (int, int) {
+	pos := int(min(max(offset-1, 0), int64(len(data))))
+	line := bytes.Count(data[:pos], []byte("\n")) + 1
+	return line, pos - bytes.LastIndexByte(data[:pos], '\n')
+}
