@@ -1,6 +1,6 @@
 // Command buildfolders writes the model folders listed in
 // testdata/testmodel/cases.json into a directory, one per case, for
-// transformersjs.mjs to run through transformers.js.
+// scripts/goldens/testmodel.mjs to run through transformers.js.
 //
 //	go run ./testdata/testmodel/buildfolders OUTDIR
 package main

@@ -7,8 +7,7 @@
 // use_cache_branch, external data, float16 and quantized variants, EOS
 // lists, left-padded batches.
 //
-//   cd scripts/goldens && ONNXRUNTIME_NODE_INSTALL=skip npm ci --ignore-scripts
-//   node ../../testdata/testmodel/transformersjs.mjs
+//   make goldens        (or: cd scripts/goldens && node testmodel.mjs)
 //
 // It needs Go (to build the folders) and nothing from the network.
 import { execFileSync } from 'node:child_process';
@@ -18,8 +17,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, '..', '..');
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const here = join(repo, 'testdata', 'testmodel');
 const require = createRequire(join(repo, 'scripts', 'goldens', 'package.json'));
 const lib = await import(pathToFileURL(require.resolve('@huggingface/transformers')).href);
 const { AutoModelForCausalLM, Tensor, env } = lib.env ? lib : lib.default; // the CommonJS build under node's require
