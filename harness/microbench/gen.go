@@ -1,0 +1,184 @@
+package microbench
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"strings"
+)
+
+// stream is a task's own random source: PCG seeded with the suite seed and
+// a hash of the task id, so a change to one task's generator (or to how
+// much randomness it draws) never reshuffles another task.
+func stream(seed uint64, taskID string) *rand.PCG {
+	h := fnv.New64a()
+	h.Write([]byte(taskID))
+	return rand.NewPCG(seed, h.Sum64())
+}
+
+// gen draws what generators need from a task's stream. It uses only the
+// stream's raw 64-bit output (PCG-DXSM, a fixed algorithm) with its own
+// rejection sampling and Fisher–Yates shuffle, so the item set does not
+// depend on how a Go release implements rand.Rand's helpers.
+type gen struct{ src *rand.PCG }
+
+// intn returns a uniform integer in [0, n).
+func (g *gen) intn(n int) int {
+	if n <= 0 {
+		panic(fmt.Sprintf("microbench: intn(%d)", n))
+	}
+	b := uint64(n)
+	// Reject the top 2⁶⁴ mod b values so every residue is equally likely.
+	reject := (math.MaxUint64%b + 1) % b
+	for {
+		if v := g.src.Uint64(); v <= math.MaxUint64-reject {
+			return int(v % b)
+		}
+	}
+}
+
+// between returns an integer in [lo, hi].
+func (g *gen) between(lo, hi int) int { return lo + g.intn(hi-lo+1) }
+
+func pick[T any](g *gen, xs []T) T { return xs[g.intn(len(xs))] }
+
+// perm is a random permutation of 0..n-1.
+func (g *gen) perm(n int) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	shuffle(g, p)
+	return p
+}
+
+// sample returns k distinct elements of xs (by position) in random order.
+func sample[T any](g *gen, xs []T, k int) []T {
+	if k > len(xs) {
+		panic(fmt.Sprintf("microbench: sample of %d from %d", k, len(xs)))
+	}
+	idx := g.perm(len(xs))[:k]
+	out := make([]T, k)
+	for i, j := range idx {
+		out[i] = xs[j]
+	}
+	return out
+}
+
+// shuffle is Fisher–Yates.
+func shuffle[T any](g *gen, xs []T) {
+	for i := len(xs) - 1; i > 0; i-- {
+		j := g.intn(i + 1)
+		xs[i], xs[j] = xs[j], xs[i]
+	}
+}
+
+// choices puts the gold answer at a random position among the distractors.
+func (g *gen) choices(gold string, distractors ...string) ([]string, int) {
+	out := append([]string{gold}, distractors...)
+	shuffle(g, out)
+	for i, c := range out {
+		if c == gold {
+			return out, i
+		}
+	}
+	panic("unreachable")
+}
+
+// others returns k distinct elements of pool that differ from every
+// excluded value, in random order.
+func others(g *gen, pool []string, k int, exclude ...string) []string {
+	skip := map[string]bool{}
+	for _, e := range exclude {
+		skip[e] = true
+	}
+	var cand []string
+	seen := map[string]bool{}
+	for _, p := range pool {
+		if !skip[p] && !seen[p] {
+			cand = append(cand, p)
+			seen[p] = true
+		}
+	}
+	return sample(g, cand, k)
+}
+
+// quota splits n items over levels as evenly as possible, the remainder
+// going to the lowest levels.
+func quota(n, levels int) []int {
+	out := make([]int, levels)
+	for i := range out {
+		out[i] = n / levels
+		if i < n%levels {
+			out[i]++
+		}
+	}
+	return out
+}
+
+// takeByLevel draws quota(n, len(byLevel)) items at random from each
+// level's candidates (byLevel[0] is level 1) and returns them level by level.
+func takeByLevel(g *gen, byLevel [][]Item, n int) ([]Item, error) {
+	var out []Item
+	for i, q := range quota(n, len(byLevel)) {
+		if q > len(byLevel[i]) {
+			return nil, fmt.Errorf("level %d has %d candidate items, %d wanted", i+1, len(byLevel[i]), q)
+		}
+		out = append(out, sample(g, byLevel[i], q)...)
+	}
+	return out, nil
+}
+
+// dedupe drops items whose context repeats an earlier one.
+func dedupe(items []Item) []Item {
+	seen := map[string]bool{}
+	var out []Item
+	for _, it := range items {
+		if seen[it.Context] {
+			continue
+		}
+		seen[it.Context] = true
+		out = append(out, it)
+	}
+	return out
+}
+
+// person is a named character with the pronouns templates need.
+type person struct {
+	Name             string
+	Subj, Obj, Poss  string // he, him, his
+	SubjCap, PossCap string // He, His
+}
+
+func mkPerson(name, subj, obj, poss string) person {
+	return person{Name: name, Subj: subj, Obj: obj, Poss: poss,
+		SubjCap: strings.ToUpper(subj[:1]) + subj[1:], PossCap: strings.ToUpper(poss[:1]) + poss[1:]}
+}
+
+// people are the names stories and passages draw from.
+var people = func() []person {
+	var out []person
+	for _, n := range []string{"Anna", "Carla", "Emma", "Grace", "Iris", "Lena", "Mia", "Nora", "Priya", "Zoe", "Maya", "Ruth"} {
+		out = append(out, mkPerson(n, "she", "her", "her"))
+	}
+	for _, n := range []string{"Ben", "David", "Felix", "Hugo", "Jack", "Leo", "Omar", "Ravi", "Sam", "Tom", "Owen", "Luis"} {
+		out = append(out, mkPerson(n, "he", "him", "his"))
+	}
+	return out
+}()
+
+// fill replaces {Name}, {he}, {He}, {him}, {his} and {His} with p's forms.
+func (p person) fill(s string) string {
+	return strings.NewReplacer("{Name}", p.Name, "{he}", p.Subj, "{He}", p.SubjCap,
+		"{him}", p.Obj, "{his}", p.Poss, "{His}", p.PossCap).Replace(s)
+}
+
+// article prefixes "a" or "an" by the word's first letter, which is right
+// for every word the generators use it with.
+func article(w string) string {
+	if strings.ContainsRune("aeiou", rune(w[0])) {
+		return "an " + w
+	}
+	return "a " + w
+}

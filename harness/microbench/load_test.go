@@ -1,0 +1,246 @@
+package microbench
+
+import (
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// dataDir is testdata/microbench at the repository root.
+func dataDir(t testing.TB) fs.FS {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return os.DirFS(filepath.Join(filepath.Dir(file), "..", "..", "testdata", "microbench"))
+}
+
+func loadAll(t testing.TB) []*Task {
+	t.Helper()
+	tasks, err := Load(dataDir(t))
+	require.NoError(t, err)
+	return tasks
+}
+
+// The committed item set: any change to a generator, a word list or a
+// hand-written file changes these, on purpose. Update them only together
+// with a note on what changed.
+const wantFingerprint = "d1c2a1f0b8aa3e229a9ce8823b15ed3f6a7ca6a57562c40770316aa6978ef6da"
+
+var wantTasks = []struct {
+	id, domain string
+	items      int
+	chance     float64
+	reduction  Reduction
+	grouped    bool
+	hash       string
+}{
+	{"agreement", "D1", 80, 0.25, Sum, true, "9fb424cc0cbdbc324c8485561dcef88dbc6d168807da3a46d298bfbbad01f0db"},
+	{"morphology", "D1", 60, 1.0 / 3, MeanByte, false, "2eff4df5dccb1f23a58f635d956cfd860a010e9ff5ab8e67a026aaf95ac4f078"},
+	{"word_order", "D1", 60, 1.0 / 3, Sum, false, "8cc39b43bcd2767125d0fbffe3a18424526b3e86028902d07b6078d3d2d92ec5"},
+	{"synonyms", "D2", 60, 0.25, PMI, false, "adb230d00f1cb228b809db432cd347a2c0057b8d238c40ceb56187b0003a50f4"},
+	{"antonyms", "D2", 60, 0.25, PMI, false, "256c523fb5735c079071300d60725103c0edd31e37e2f46011c8f0c1c1bafc3b"},
+	{"categories", "D2", 60, 0.25, PMI, false, "39cd7536efd7cd5c0a75292bf949654b185944e4302b90c9ec59970ab48ad77c"},
+	{"capitals", "D3", 64, 0.25, MeanByte, false, "a48251bed4db8ca9ed421d0b0e6a49f9e07b39023e6e3b3d0cbe648879718c11"},
+	{"science", "D3", 60, 0, MeanByte, false, "1ac5b3cb2fe1aa4dbae6b31b7f76c569d0424e281467f2fb27585019cf709c6d"},
+	{"everyday", "D3", 60, 0.25, MeanByte, false, "d095144cd4efe44ada3b49bd2681a656029fa117bf03145ab872968dcb58660e"},
+	{"reading", "D4", 60, 0.25, MeanByte, false, "2fc07b74809621f855aac5f1c0917f198e95e7884e03232966db4c90cf97191e"},
+	{"tracking", "D4", 60, 13.0 / 36, MeanByte, false, "ccbfbb33f087b3873ec6960fb81b92ade351a6ea95da1ca98c8525a02f7681bb"},
+	{"copying", "D4", 60, 0.25, Sum, false, "47f7471ef6a879d267cd9147afdeefb7eabd340a2aef5919fdcddac3434c8ae2"},
+	{"arithmetic", "D5", 70, 0.25, Sum, false, "8d9b42f5ffa184f56faa752b57aad7eddc0c246260aa64ed19fc316ebcf03624"},
+	{"comparison", "D5", 60, 0.25, Sum, true, "63a00c63ea767a6bfcced9bcbeddee55d0e14ffa12510b426a4cc366b372e367"},
+	{"sequences", "D5", 60, 0.25, MeanByte, false, "fcc37512480dccd30e3d047df4be8eb09c6b19a29929168a2dc2fdef23305205"},
+	{"continuation", "D6", 60, 0.25, MeanByte, false, "81c3bb6da6fd4cbf4039a0cf15123b77f76b6a3b700c8c63eed1b502f254ea85"},
+	{"story", "D6", 60, 0.25, Sum, true, "c9b1e4e311bec9bd9b9635af95473d0984a02ae66bfee97c8b0a6d2a453eb021"},
+	{"bpb", "D6", 6, 0, BitsPerByte, false, "5735180eaa24e47a670f16c5cf0d2208621f6ab7a2ab90db5bd3956127796d2f"},
+}
+
+func TestTaskTable(t *testing.T) {
+	tasks := loadAll(t)
+	require.Len(t, tasks, len(wantTasks))
+	total := 0
+	for i, w := range wantTasks {
+		tk := tasks[i]
+		assert.Equal(t, w.id, tk.ID)
+		assert.Equal(t, w.domain, tk.Domain, w.id)
+		assert.Len(t, tk.Items, w.items, w.id)
+		assert.Equal(t, w.reduction, tk.Reduction, w.id)
+		assert.Equal(t, w.grouped, tk.Grouped, w.id)
+		if !tk.IsBPB() && w.id != "science" {
+			assert.InDelta(t, w.chance, Chance(tk.Items, tk.Grouped), 1e-12, w.id)
+		}
+		total += len(tk.Items)
+	}
+	assert.Equal(t, 1060, total)
+	// Science mixes 3-choice (states of matter) and 4-choice items: chance
+	// is the mean of 1/k over its items.
+	sci := tasks[7]
+	k3 := 0
+	for _, it := range sci.Items {
+		if len(it.Choices) == 3 {
+			k3++
+		}
+	}
+	assert.Equal(t, 11, k3)
+	assert.InDelta(t, (float64(k3)/3+float64(60-k3)/4)/60, Chance(sci.Items, false), 1e-12)
+}
+
+func TestItemSetIsDeterministic(t *testing.T) {
+	a, b := loadAll(t), loadAll(t)
+	assert.Equal(t, Fingerprint(a), Fingerprint(b))
+	assert.Equal(t, wantFingerprint, Fingerprint(a), "the item set changed; if on purpose, update wantFingerprint and the per-task hashes")
+	for i, w := range wantTasks {
+		assert.Equal(t, w.hash, Fingerprint(a[i:i+1]), "task %s", w.id)
+	}
+}
+
+// Perturbing one task's random stream changes that task's items and no
+// other task's.
+func TestStreamsAreIndependent(t *testing.T) {
+	base := loadAll(t)
+	for _, s := range specs {
+		if s.gen == nil {
+			continue
+		}
+		t.Run(s.ID, func(t *testing.T) {
+			perturbed, err := build(dataDir(t), func(id string) *rand.PCG {
+				if id == s.ID {
+					return stream(Seed+1, id)
+				}
+				return stream(Seed, id)
+			})
+			require.NoError(t, err)
+			for i, tk := range perturbed {
+				same := Fingerprint(base[i:i+1]) == Fingerprint(perturbed[i:i+1])
+				if tk.ID == s.ID {
+					assert.False(t, same, "perturbing %s's stream left it unchanged", s.ID)
+				} else {
+					assert.True(t, same, "perturbing %s's stream changed %s", s.ID, tk.ID)
+				}
+			}
+		})
+	}
+}
+
+func TestEveryItemIsWellFormed(t *testing.T) {
+	for _, tk := range loadAll(t) {
+		t.Run(tk.ID, func(t *testing.T) {
+			require.NoError(t, tk.Validate())
+			levels := map[int]int{}
+			contexts := map[string]bool{}
+			golds := map[int]int{}
+			for _, it := range tk.Items {
+				levels[it.Level]++
+				if tk.IsBPB() {
+					assert.Greater(t, len(it.Text), 500, it.ID)
+					continue
+				}
+				key := it.Context + "|" + strings.Join(it.Choices, "|")
+				assert.False(t, contexts[key], "%s repeats an item: %q", it.ID, key)
+				contexts[key] = true
+				golds[it.Gold]++
+				// A generous bound: every item fits 512 tokens of any
+				// byte-level tokenizer (one token per byte at worst, plus BOS).
+				longest := 0
+				for i := range it.Choices {
+					longest = max(longest, len(it.Continuation(i)))
+				}
+				assert.Less(t, len(it.Context)+longest, 511, it.ID)
+			}
+			for _, l := range tk.LevelIDs() {
+				assert.NotZero(t, levels[l], "level %d of %s has no items", l, tk.ID)
+			}
+			if !tk.IsBPB() {
+				// The gold answer is spread over positions, so the lowest-index
+				// tie rule favors no one.
+				assert.Greater(t, len(golds), 1, "%s always puts the gold at one position", tk.ID)
+			}
+			if tk.Grouped {
+				for _, u := range Units(tk.Items, true) {
+					require.Len(t, u.Members, 2, "group %s", u.Group)
+					a, b := tk.Items[u.Members[0]], tk.Items[u.Members[1]]
+					assert.ElementsMatch(t, a.Choices, b.Choices, "a contrast pair shares its choices")
+					assert.NotEqual(t, a.Choices[a.Gold], b.Choices[b.Gold], "the gold answer flips within a pair")
+				}
+			}
+		})
+	}
+}
+
+func TestHandwrittenErrors(t *testing.T) {
+	good := `{"id":"science-h01","level":1,"context":"Ice is water in its","choices":["solid form","gas form"],"gold":0}`
+	// The real data with one file replaced, so every other task still loads.
+	real := fstest.MapFS{}
+	require.NoError(t, fs.WalkDir(dataDir(t), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(dataDir(t), p)
+		real[p] = &fstest.MapFile{Data: data}
+		return err
+	}))
+	for _, tc := range []struct {
+		name, file, data string
+		want             []string
+	}{
+		{"unknown task", "sciense.jsonl", good, []string{`sciense.jsonl: no task "sciense"`, "science"}},
+		{"bad JSON", "science.jsonl", good + "\n{\"id\": ", []string{"science.jsonl:2:", "one JSON object"}},
+		{"unknown field", "science.jsonl", `{"id":"x","level":1,"context":"c","choices":["a","b"],"gold":0,"answer":1}`, []string{"science.jsonl:1:", `unknown field "answer"`}},
+		{"missing gold", "science.jsonl", `{"id":"x","level":1,"context":"c","choices":["a","b"]}`, []string{"science.jsonl:1:", `"gold" is missing`}},
+		{"gold out of range", "science.jsonl", `{"id":"science-h09","level":1,"context":"c","choices":["a","b"],"gold":2}`, []string{"science.jsonl:1", "science-h09", `"gold" is 2 but the item has 2 choices (valid: 0 to 1)`}},
+		{"duplicate choices", "science.jsonl", `{"id":"x","level":1,"context":"c","choices":["a","a"],"gold":0}`, []string{`choices 0 and 1 are both "a"`}},
+		{"leading space", "science.jsonl", `{"id":"x","level":1,"context":"c","choices":[" a","b"],"gold":0}`, []string{`choice 0 " a" has surrounding whitespace`, "the scorer adds the leading space"}},
+		{"context ends in space", "science.jsonl", `{"id":"x","level":1,"context":"c ","choices":["a","b"],"gold":0}`, []string{`"context" ends with whitespace`}},
+		{"undeclared level", "science.jsonl", `{"id":"x","level":7,"context":"c","choices":["a","b"],"gold":0}`, []string{"level 7 is not declared", "[1 2 3]"}},
+		{"group on an ungrouped task", "science.jsonl", `{"id":"x","level":1,"group":"p1","context":"c","choices":["a","b"],"gold":0}`, []string{`"group" is set to "p1" but task science does not use group accuracy`}},
+		{"bad id", "science.jsonl", `{"id":"Sci 1","level":1,"context":"c","choices":["a","b"],"gold":0}`, []string{`id "Sci 1": use lowercase letters`}},
+		{"one choice", "science.jsonl", `{"id":"x","level":1,"context":"c","choices":["a"],"gold":0}`, []string{`"choices" has 1 entries`}},
+		{"too many items", "reading.jsonl", strings.Repeat(`{"id":"x","level":1,"context":"c","choices":["a","b"],"gold":0}`+"\n", 61), []string{"reading.jsonl has 61 items but task reading holds 60 in all"}},
+		{"unpaired contrast items", "story.jsonl", `{"id":"story-h01","level":1,"group":"solo","context":"c","choices":["a","b"],"gold":0}` + "\n" +
+			`{"id":"story-h02","level":1,"group":"alone","context":"d","choices":["a","b"],"gold":0}`, []string{`contrast group "solo" has one member (story-h01)`, `contrast group "alone"`}},
+		{"ungrouped contrast item", "story.jsonl", `{"id":"story-h01","level":1,"context":"c","choices":["a","b"],"gold":0}` + "\n" +
+			`{"id":"story-h02","level":1,"context":"d","choices":["a","b"],"gold":1}`, []string{`story.jsonl:1`, `"group" is missing`}},
+		{"duplicate id", "science.jsonl", good + "\n" + good, []string{`item id "science-h01" appears twice (science.jsonl:2)`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := fstest.MapFS{tc.file: &fstest.MapFile{Data: []byte(tc.data)}}
+			for k, v := range real {
+				if k != tc.file {
+					fsys[k] = v
+				}
+			}
+			_, err := Load(fsys)
+			require.Error(t, err)
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestDocumentErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		want       string
+	}{
+		{"no header", "Just text.", "no blank line after the header"},
+		{"bad level", "level: two\n\nText.", `bpb/x.txt:1: level "two" is not a whole number`},
+		{"unknown header", "level: 1\nauthor: me\n\nText.", `bpb/x.txt:2: unknown header "author"`},
+		{"no level", "note: x\n\nText.", `unknown header "note"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(fstest.MapFS{"bpb/x.txt": &fstest.MapFile{Data: []byte(tc.data)}})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+	_, err := Load(fstest.MapFS{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no documents")
+}

@@ -1,0 +1,193 @@
+package microbench
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Leaderboard renders result files as the spec's Markdown table (Rank,
+// Model, Params, INDEX, D1…D6), ranked by index from high to low. A run
+// whose index is within noise of the run ranked directly above it (Differ
+// is false) is marked ≈. Runs without an index (incomplete) are listed
+// after the table, unranked.
+func Leaderboard(results []*Result) string {
+	var ranked, unranked []*Result
+	for _, r := range results {
+		if r.Index != nil {
+			ranked = append(ranked, r)
+		} else {
+			unranked = append(unranked, r)
+		}
+	}
+	sort.SliceStable(ranked, func(i, j int) bool {
+		if *ranked[i].Index != *ranked[j].Index {
+			return *ranked[i].Index > *ranked[j].Index
+		}
+		return ranked[i].Model.Key < ranked[j].Model.Key
+	})
+	labels := rowLabels(results)
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s leaderboard\n\n", Name)
+	fmt.Fprintf(&b, "%s v%s · %d max seq len · ranked by INDEX, high to low.\n\n", Name, Version, MaxLength)
+	b.WriteString("| Rank | Model | Params | INDEX |")
+	for _, d := range Domains {
+		b.WriteString(" " + d.ID + " |")
+	}
+	b.WriteString("\n|---|---|---|---|")
+	for range Domains {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	noise, smoke := false, false
+	for i, r := range ranked {
+		rank := strconv.Itoa(i + 1)
+		if i < 3 {
+			rank = []string{"🥇 ", "🥈 ", "🥉 "}[i] + rank
+		}
+		if i > 0 && !Differ(*r.Index, seOf(r), *ranked[i-1].Index, seOf(ranked[i-1])) {
+			rank += " ≈"
+			noise = true
+		}
+		smoke = smoke || r.Model.Smoke
+		fmt.Fprintf(&b, "| %s | %s | %s | %.2f |", rank, labels[r], FormatParams(r.NumParameters), *r.Index)
+		for _, d := range Domains {
+			fmt.Fprintf(&b, " %.2f |", r.DomainScores[d.ID])
+		}
+		b.WriteString("\n")
+	}
+	if len(ranked) == 0 {
+		b.WriteString("\nNo complete run yet: the index needs every item of every task.\n")
+	}
+	if len(ranked) > 0 {
+		b.WriteString("\nStandard errors of the index (item sampling): ")
+		var parts []string
+		for _, r := range ranked {
+			parts = append(parts, fmt.Sprintf("%s ± %.2f", labels[r], seOf(r)))
+		}
+		b.WriteString(strings.Join(parts, "; ") + ".\n")
+	}
+	if noise {
+		b.WriteString("\n≈ the gap to the run ranked directly above is smaller than 2·√(se₁²+se₂²): treat it as noise.\n")
+	}
+	if smoke {
+		b.WriteString("\n*smoke model*: the built-in deterministic model; its numbers measure the harness, not a language model.\n")
+	}
+	if len(unranked) > 0 {
+		b.WriteString("\n## Not ranked (incomplete runs)\n\n| Model | Params | complete tasks | scored items |\n|---|---|---|---|\n")
+		for _, r := range unranked {
+			complete, items, total := 0, 0, 0
+			for _, t := range r.Tasks {
+				if t.Complete {
+					complete++
+				}
+				items += t.Items
+				total += t.ItemsTotal
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d of %d | %d of %d |\n", labels[r], FormatParams(r.NumParameters), complete, len(r.Tasks), items, total)
+		}
+	}
+	return b.String()
+}
+
+func seOf(r *Result) float64 {
+	if r.StandardErrors.Index == nil {
+		return 0
+	}
+	return *r.StandardErrors.Index
+}
+
+// rowLabels names each run by its model, adding the run stamp where two
+// runs share a model name, and marks the smoke model.
+func rowLabels(results []*Result) map[*Result]string {
+	base := func(r *Result) string {
+		l := r.Model.Name
+		if l == "" {
+			l = r.Model.Key
+		}
+		return strings.ReplaceAll(l, "|", `\|`)
+	}
+	count := map[string]int{}
+	for _, r := range results {
+		count[base(r)]++
+	}
+	out := map[*Result]string{}
+	for _, r := range results {
+		l := base(r)
+		if count[l] > 1 && r.Run != "" {
+			l += " (" + r.Run + ")"
+		}
+		if r.Model.Smoke {
+			l += " *smoke model*"
+		}
+		out[r] = l
+	}
+	return out
+}
+
+// FormatParams writes a parameter count the way the spec's leaderboard
+// does: millions with one decimal from 1M up (596.0M), the plain count
+// below, and "—" when unknown.
+func FormatParams(n int64) string {
+	switch {
+	case n <= 0:
+		return "—"
+	case n < 1_000_000:
+		return strconv.FormatInt(n, 10)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1e6)
+}
+
+// LevelsTable is the per-level accuracy of every scored task (bits per
+// byte for the bits-per-byte task), as plain aligned text.
+func LevelsTable(r *Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s levels for %s\n", Name, r.Label())
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "task\tlevel\tunits\tcorrect\taccuracy\tabout")
+	for _, t := range r.Tasks {
+		for _, l := range t.Levels {
+			if l.Units == 0 {
+				continue
+			}
+			if l.BitsPerByte != nil {
+				fmt.Fprintf(w, "%s\t%d\t%d docs\t\t%.3f bpb\t%s\n", t.ID, l.Level, l.Units, *l.BitsPerByte, l.About)
+				continue
+			}
+			fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%.1f%%\t%s\n", t.ID, l.Level, l.Units, l.Correct, 100*l.Accuracy, l.About)
+		}
+	}
+	w.Flush()
+	return b.String()
+}
+
+// Summary is one line with the index (or why there is none) and the six
+// domain scores.
+func Summary(r *Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: ", Name, r.Label())
+	if r.Index != nil {
+		fmt.Fprintf(&b, "index %.2f ± %.2f", *r.Index, seOf(r))
+	} else {
+		b.WriteString("no index (not every task was scored completely)")
+	}
+	for _, d := range Domains {
+		if v, ok := r.DomainScores[d.ID]; ok {
+			fmt.Fprintf(&b, ", %s %.2f", d.ID, v)
+		}
+	}
+	trunc := 0
+	for _, n := range r.TruncatedItems {
+		trunc += n
+	}
+	if trunc > 0 {
+		fmt.Fprintf(&b, "; %d items left-truncated to %d tokens", trunc, r.MaxLength)
+	}
+	if c := r.Model.ContextLength; c > 0 && c < MaxLength {
+		fmt.Fprintf(&b, "; the model's context is %d tokens, under the %d the spec asks for", c, MaxLength)
+	}
+	return b.String()
+}
