@@ -1,0 +1,106 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/feather-eval/feather/harness/catalog"
+	"github.com/feather-eval/feather/harness/featherbench"
+)
+
+func init() {
+	register("list", "list the models of a catalog, the Featherbench tasks or the μBench tasks", runList)
+}
+
+const listUsage = "usage: feather list models [-catalog FILE] | tasks [-tasks DIR] | microbench [-microbench DIR]"
+
+func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, listUsage)
+		return 2
+	}
+	what, rest := args[0], args[1:]
+	fs := flag.NewFlagSet("list "+what, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cat := fs.String("catalog", "models/models.json", "model catalog")
+	tasksDir := fs.String("tasks", defaultTasksDir, "Featherbench task directory")
+	mbDir := fs.String("microbench", defaultMBData, "μBench hand-written items folder")
+	if err := fs.Parse(rest); err != nil {
+		return 2
+	}
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	defer w.Flush()
+	switch what {
+	case "models":
+		c, err := catalog.Load(*cat)
+		if err != nil {
+			fmt.Fprintf(stderr, "feather list: %v\n", err)
+			return 1
+		}
+		fmt.Fprintln(w, "KEY\tBACKEND\tENABLED\tMODEL")
+		for _, e := range c.Entries {
+			fmt.Fprintf(w, "%s\t%s\t%v\t%s\n", e.Key, e.Backend, e.Enabled, target(e))
+		}
+	case "tasks":
+		ts, err := featherbench.LoadDir(*tasksDir)
+		if err != nil {
+			fmt.Fprintf(stderr, "feather list: %v\n", err)
+			return 1
+		}
+		fmt.Fprintln(w, "ID\tCATEGORY\tCHECKER\tRUBRIC\tREFUSAL\tTOOLS\tHASH")
+		for _, t := range ts {
+			checker := "-"
+			if t.Scored() {
+				checker = "yes"
+			}
+			rubric := "-"
+			if t.Rubric != nil {
+				rubric = fmt.Sprintf("%d criteria", len(t.Rubric.Criteria))
+			}
+			var tools []string
+			for _, tl := range t.Tools {
+				tools = append(tools, tl.Name)
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Category, checker, rubric, t.Refusal, orDash(strings.Join(tools, ",")), t.Hash)
+		}
+	case "microbench":
+		ts, err := loadMicrobench(*mbDir)
+		if err != nil {
+			fmt.Fprintf(stderr, "feather list: %v\n", err)
+			return 1
+		}
+		fmt.Fprintln(w, "TASK\tDOMAIN\tREDUCTION\tGROUPED\tITEMS\tNAME")
+		for _, t := range ts {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%v\t%d\t%s\n", t.ID, t.Domain, t.Reduction, t.Grouped, len(t.Items), t.Name)
+		}
+	default:
+		fmt.Fprintf(stderr, "feather list: unknown list %q\n%s\n", what, listUsage)
+		return 2
+	}
+	return 0
+}
+
+// target is what an entry points at, whatever its backend.
+func target(e catalog.Entry) string {
+	switch {
+	case e.Builtin != "":
+		return "builtin:" + e.Builtin
+	case e.Path != "":
+		return e.Path
+	case e.URL != "":
+		return e.URL
+	case e.BaseURL != "":
+		return e.Model + " @ " + e.BaseURL
+	}
+	return e.Model
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/feather-eval/feather/harness/catalog"
+	"github.com/feather-eval/feather/harness/featherbench"
+	"github.com/feather-eval/feather/harness/featherweight"
+	"github.com/feather-eval/feather/harness/microbench"
+)
+
+func init() {
+	register("validate", "check model catalogs, Featherbench tasks, Featherweight data and μBench items", runValidate)
+}
+
+// The repository's own files, validated when no flag names others.
+const (
+	defaultCatalogGlob = "models/*.json"
+	defaultTasksDir    = "tasks"
+	defaultFWData      = "testdata/featherweight/featherweight.jsonl"
+	defaultMBData      = "testdata/microbench"
+)
+
+type stringList []string
+
+func (l *stringList) String() string     { return fmt.Sprint(*l) }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// runValidate loads every file the way a run would and reports each one,
+// so a broken file is found before a long run starts. Exit 1 when any file
+// is invalid, 2 on bad usage.
+func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var catalogs stringList
+	fs.Var(&catalogs, "catalog", "a model catalog to check (repeatable; default "+defaultCatalogGlob+")")
+	tasks := fs.String("tasks", "", "a Featherbench task directory (default "+defaultTasksDir+")")
+	fw := fs.String("featherweight", "", "a Featherweight JSONL file (default "+defaultFWData+")")
+	mb := fs.String("microbench", "", "the μBench hand-written items folder (default "+defaultMBData+")")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "feather validate: unexpected argument %q; name files with -catalog, -tasks, -featherweight or -microbench\n", fs.Arg(0))
+		return 2
+	}
+	if len(catalogs) == 0 && *tasks == "" && *fw == "" && *mb == "" {
+		found, _ := filepath.Glob(defaultCatalogGlob)
+		sort.Strings(found)
+		catalogs = found
+		*tasks, *fw, *mb = defaultTasksDir, defaultFWData, defaultMBData
+	}
+
+	bad := 0
+	report := func(what, path string, err error, ok string) {
+		if err != nil {
+			bad++
+			fmt.Fprintf(stdout, "FAIL %s %s\n%v\n", what, path, err)
+			return
+		}
+		fmt.Fprintf(stdout, "ok   %s %s: %s\n", what, path, ok)
+	}
+	for _, p := range catalogs {
+		c, err := catalog.Load(p)
+		ok := ""
+		if err == nil {
+			enabled := 0
+			for _, e := range c.Entries {
+				if e.Enabled {
+					enabled++
+				}
+			}
+			ok = fmt.Sprintf("%d models, %d enabled", len(c.Entries), enabled)
+		}
+		report("catalog", p, err, ok)
+	}
+	if *tasks != "" {
+		ts, err := featherbench.LoadDir(*tasks)
+		report("tasks", *tasks, err, fmt.Sprintf("%d tasks", len(ts)))
+	}
+	if *fw != "" {
+		ds, err := featherweight.Load(*fw)
+		ok := ""
+		if err == nil {
+			ok = fmt.Sprintf("%d items", len(ds.Items))
+		}
+		report("featherweight", *fw, err, ok)
+	}
+	if *mb != "" {
+		ts, err := loadMicrobench(*mb)
+		ok := ""
+		if err == nil {
+			n := 0
+			for _, t := range ts {
+				n += len(t.Items)
+			}
+			ok = fmt.Sprintf("%d tasks, %d items", len(ts), n)
+		}
+		report("microbench", *mb, err, ok)
+	}
+	if bad > 0 {
+		return 1
+	}
+	return 0
+}
+
+func loadMicrobench(dir string) ([]*microbench.Task, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder; point -microbench at the folder of hand-written items (%s in this repository)", dir, defaultMBData)
+	}
+	return microbench.Load(os.DirFS(dir))
+}

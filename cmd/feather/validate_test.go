@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = dispatch(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestValidateRepositoryFiles(t *testing.T) {
+	code, out, _ := runCLI(t, "validate",
+		"-catalog", "../../models/models.json",
+		"-tasks", "../../tasks",
+		"-featherweight", "../../testdata/featherweight/featherweight.jsonl",
+		"-microbench", "../../testdata/microbench")
+	assert.Equal(t, 0, code, out)
+	assert.Contains(t, out, "ok   catalog ../../models/models.json: 16 models, 10 enabled\n")
+	assert.Contains(t, out, "ok   featherweight ../../testdata/featherweight/featherweight.jsonl: 100 items\n")
+	assert.Contains(t, out, "ok   microbench ../../testdata/microbench: 18 tasks, 1060 items\n")
+}
+
+func TestValidateReportsEveryBadFile(t *testing.T) {
+	dir := t.TempDir()
+	badCat := filepath.Join(dir, "models.json")
+	require.NoError(t, os.WriteFile(badCat, []byte(`{"a": {"backend": "onnx"}}`), 0o644))
+	badFW := filepath.Join(dir, "fw.jsonl")
+	require.NoError(t, os.WriteFile(badFW, []byte("{not json\n"), 0o644))
+
+	code, out, _ := runCLI(t, "validate", "-catalog", badCat, "-featherweight", badFW, "-microbench", filepath.Join(dir, "nope"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "FAIL catalog "+badCat+"\n"+badCat+`: model "a": an onnx model needs "path"`)
+	assert.Contains(t, out, "FAIL featherweight "+badFW+"\n")
+	assert.Contains(t, out, "FAIL microbench "+filepath.Join(dir, "nope")+"\n"+filepath.Join(dir, "nope")+" is not a folder")
+}
+
+func TestValidateUsage(t *testing.T) {
+	code, _, errs := runCLI(t, "validate", "tasks/x.json")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `unexpected argument "tasks/x.json"`)
+}
+
+func TestList(t *testing.T) {
+	code, out, _ := runCLI(t, "list", "models", "-catalog", "../../models/models.json")
+	require.Equal(t, 0, code)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	assert.Regexp(t, `^KEY\s+BACKEND\s+ENABLED\s+MODEL$`, lines[0])
+	assert.Regexp(t, `^fable-5\s+openrouter\s+true\s+anthropic/`, lines[1])
+
+	code, out, _ = runCLI(t, "list", "tasks", "-tasks", "../../tasks")
+	require.Equal(t, 0, code)
+	assert.Regexp(t, `(?m)^tool-use-weather-basic\s+tool-use\s+yes\s+-\s+neutral\s+get_weather\s+[0-9a-f]{12}$`, out)
+
+	code, out, _ = runCLI(t, "list", "microbench", "-microbench", "../../testdata/microbench")
+	require.Equal(t, 0, code)
+	assert.Equal(t, 19, len(strings.Split(strings.TrimSpace(out), "\n")), "a header and 18 tasks")
+
+	code, _, errs := runCLI(t, "list", "things")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `unknown list "things"`)
+}
