@@ -7,7 +7,7 @@ RESULTS   ?= results
 PKGS      ?= ./...
 TESTFLAGS ?= -timeout 60m
 
-.PHONY: all deps test bench vet fmt fmt-check perf goldens
+.PHONY: all deps test bench vet fmt fmt-check perf goldens browser-deps report gate
 
 all: test
 
@@ -16,7 +16,7 @@ deps:
 	@./scripts/deps.sh
 
 ## test: the whole test suite through gotestsum, with JUnit and test events under results/
-test: deps
+test: deps browser-deps
 	@mkdir -p $(RESULTS)
 	FEATHER_REQUIRE_DEPS=1 $(GOTESTSUM) --format pkgname-and-test-fails \
 		--junitfile $(RESULTS)/junit.xml --jsonfile $(RESULTS)/test-events.json \
@@ -30,7 +30,7 @@ vet:
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-## perf: optimized/naive benchmark pairs in one `go test -bench` run, printed as speedups (BENCHTIME=3x)
+## perf: optimized/naive benchmark pairs in one `go test -bench` run, printed as speedups (BENCHTIME=3x; ONLY=harness/onnx runs one package's pairs)
 perf: deps
 	@./scripts/perf.sh
 
@@ -38,3 +38,20 @@ perf: deps
 goldens: deps
 	cd scripts/goldens && ONNXRUNTIME_NODE_INSTALL=skip npm ci --ignore-scripts
 	@set -e; cd scripts/goldens && for f in *.mjs; do echo "node scripts/goldens/$$f"; node "$$f"; done
+
+## browser-deps: install Debian's chromium for the report browser tests when missing (needs root or sudo; otherwise those tests skip)
+browser-deps:
+	@./scripts/browser-deps.sh
+
+## report: Markdown and self-contained HTML for $(RESULTS)/latest (into $(RESULTS)/latest/report/), with the last `make test`'s events and JUnit when present
+report:
+	$(GO) run ./cmd/feather report $(if $(wildcard $(RESULTS)/latest),$(RESULTS)/latest,--out $(RESULTS)/report) \
+		$(if $(wildcard $(RESULTS)/test-events.json),--events $(RESULTS)/test-events.json) \
+		$(if $(wildcard $(RESULTS)/junit.xml),--junit $(RESULTS)/junit.xml)
+
+## gate: the suites on the smoke model with regression gates against testdata/baselines (UPDATE=1 records them, STRICT=1 fails every miss); JUnit in $(RESULTS)/gate-junit.xml
+gate: deps
+	@mkdir -p $(RESULTS)
+	$(GOTESTSUM) --format testname --junitfile $(RESULTS)/gate-junit.xml --jsonfile $(RESULTS)/gate-events.json \
+		-- -count=1 $(TESTFLAGS) -run '^(TestFeatherweight|TestMicrobench|TestFeatherbench)$$' . \
+		-models=smoke $(if $(UPDATE),-update) $(if $(STRICT),-strict)

@@ -1,0 +1,165 @@
+package onnx
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/feather-eval/feather/harness/lm"
+)
+
+// genSeq is one prompt to continue greedily for at most maxNew tokens.
+type genSeq struct {
+	prompt []int
+	maxNew int
+}
+
+// genOut is what greedy decoding produced for one prompt.
+type genOut struct {
+	tokens     []int // generated tokens, the stopping EOS included
+	stop       string
+	ttft, wall time.Duration
+}
+
+// decodeSeqs decodes greedily, batching prompts by the token budget. When
+// observe is set it sees the logits each token was chosen from.
+func (m *Model) decodeSeqs(ctx context.Context, seqs []genSeq, observe func(seq int, logits []float32)) ([]genOut, error) {
+	out := make([]genOut, len(seqs))
+	order := make([]int, len(seqs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]].prompt) > len(seqs[order[b]].prompt) })
+	var batches [][]int
+	leftPad := m.spec.leftPadOK()
+	// The budget counts each row's prompt and new tokens: the cache grows
+	// to that length.
+	for start := 0; start < len(order); {
+		longest := len(seqs[order[start]].prompt)
+		maxNew := seqs[order[start]].maxNew
+		end := start + 1
+		for end < len(order) && end-start < maxBatchRows &&
+			(end-start+1)*(longest+max(maxNew, seqs[order[end]].maxNew)) <= m.batchTokens &&
+			(leftPad || len(seqs[order[end]].prompt) == longest) {
+			maxNew = max(maxNew, seqs[order[end]].maxNew)
+			end++
+		}
+		batches = append(batches, order[start:end])
+		start = end
+	}
+	err := m.parallel(ctx, len(batches), func(r *runner, i int) error {
+		return m.decodeBatch(ctx, r, batches[i], seqs, out, observe)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// liveRow is a prompt still being decoded.
+type liveRow struct {
+	seq    int
+	tokens []int   // prompt and generated tokens
+	mask   []int64 // the cache's mask row (cached decoding)
+}
+
+func (m *Model) decodeBatch(ctx context.Context, r *runner, idx []int, seqs []genSeq, out []genOut, observe func(int, []float32)) error {
+	start := time.Now()
+	cached := m.spec.layers > 0 && !m.noCache
+	rows := make([]liveRow, len(idx))
+	stage := make([]stageRow, len(idx))
+	for i, s := range idx {
+		rows[i] = liveRow{seq: s, tokens: append([]int(nil), seqs[s].prompt...)}
+		stage[i] = stageRow{tokens: rows[i].tokens}
+	}
+	width := len(rows[0].tokens)
+	st := m.leftPadded(stage, width)
+	var present *kvCache
+	if cached {
+		present = r.kvA
+		for i := range rows {
+			rows[i].mask = append([]int64(nil), st.mask[i*width:(i+1)*width]...)
+		}
+	}
+	first := true
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		view, err := r.run(st, present)
+		if err != nil {
+			return err
+		}
+		// Choose each row's token; keep the rows that go on.
+		var keep []int
+		now := time.Since(start)
+		for b := range rows {
+			row := &rows[b]
+			logits := view.row(b, st.seq-1)
+			if observe != nil {
+				observe(row.seq, logits)
+			}
+			tok := argmax(logits)
+			o := &out[row.seq]
+			if first {
+				o.ttft = now
+			}
+			o.tokens = append(o.tokens, tok)
+			row.tokens = append(row.tokens, tok)
+			switch {
+			case containsInt(m.eos, tok):
+				o.stop, o.wall = lm.StopEOS, now
+			case len(o.tokens) >= seqs[row.seq].maxNew:
+				o.stop, o.wall = lm.StopLength, now
+			default:
+				keep = append(keep, b)
+			}
+		}
+		first = false
+		if len(keep) == 0 {
+			return nil
+		}
+		if !cached {
+			next := make([]liveRow, len(keep))
+			stage = stage[:len(keep)]
+			for i, b := range keep {
+				next[i] = rows[b]
+				stage[i] = stageRow{tokens: next[i].tokens}
+			}
+			rows = next
+			st = m.leftPadded(stage, len(rows[0].tokens))
+			continue
+		}
+		// Cached: the cache just written becomes the past; finished rows
+		// leave it so they cost nothing more.
+		cache := present
+		if len(keep) < len(rows) {
+			cache.gather(r.other(cache), keep)
+			cache = r.other(cache)
+			next := make([]liveRow, len(keep))
+			for i, b := range keep {
+				next[i] = rows[b]
+			}
+			rows = next
+		}
+		st = m.nextStep(rows, cache)
+		present = r.other(cache)
+	}
+}
+
+// nextStep feeds each row's newest token on top of the cache.
+func (m *Model) nextStep(rows []liveRow, past *kvCache) *step {
+	n := past.length + 1
+	st := &step{rows: len(rows), seq: 1, past: past}
+	st.ids = make([]int64, len(rows))
+	st.pos = make([]int64, len(rows))
+	st.mask = make([]int64, 0, len(rows)*n)
+	for i := range rows {
+		row := &rows[i]
+		row.mask = append(row.mask, 1)
+		st.mask = append(st.mask, row.mask...)
+		st.ids[i] = int64(row.tokens[len(row.tokens)-1])
+		st.pos[i] = int64(len(row.tokens) - 1)
+	}
+	return st
+}

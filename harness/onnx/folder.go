@@ -1,0 +1,104 @@
+package onnx
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// modelBases are the ONNX file names of decoder exports, in the order they
+// are tried: transformers.js and optimum write model.onnx (optionally under
+// onnx/); optimum's merged decoder carries a use_cache_branch input.
+var modelBases = []string{
+	"model",
+	filepath.Join("onnx", "model"),
+	"decoder_model_merged",
+	filepath.Join("onnx", "decoder_model_merged"),
+}
+
+// fp32 is how the unsuffixed file's variant is named in messages.
+const fp32 = "fp32"
+
+var onnxFileRE = regexp.MustCompile(`^(model|decoder_model_merged)(?:_([a-z0-9]+))?\.onnx$`)
+
+// foundFile is an ONNX decoder file in a model folder.
+type foundFile struct {
+	Rel     string // relative to the folder
+	Variant string // fp32 for the unsuffixed file
+}
+
+// locateONNX returns the ONNX file of variant ("" or "fp32" for the
+// unsuffixed file) in dir, or an error listing the files the folder has.
+func locateONNX(dir, variant string) (string, error) {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "", fmt.Errorf("model folder %s does not exist; download a Hugging Face ONNX export there (see the README's \"Running your own models\")", dir)
+	case err != nil:
+		return "", err
+	case !st.IsDir():
+		return "", fmt.Errorf("model path %s is a file; it must be the export's folder (holding config.json and the .onnx file)", dir)
+	}
+	if variant == fp32 {
+		variant = ""
+	}
+	suffix := ""
+	if variant != "" {
+		suffix = "_" + variant
+	}
+	var tried []string
+	for _, base := range modelBases {
+		rel := base + suffix + ".onnx"
+		tried = append(tried, rel)
+		if st, err := os.Stat(filepath.Join(dir, rel)); err == nil && !st.IsDir() {
+			return filepath.Join(dir, rel), nil
+		}
+	}
+	found := listONNX(dir)
+	if len(found) == 0 {
+		return "", fmt.Errorf("%s has no ONNX decoder file (looked for %s); export one with `optimum-cli export onnx --task text-generation-with-past`, or download a repository that has an onnx/ folder", dir, strings.Join(tried, ", "))
+	}
+	var names, variants []string
+	seen := map[string]bool{}
+	for _, f := range found {
+		names = append(names, fmt.Sprintf("%s (%s)", f.Rel, f.Variant))
+		if !seen[f.Variant] {
+			seen[f.Variant] = true
+			variants = append(variants, f.Variant)
+		}
+	}
+	want := variant
+	if want == "" {
+		want = fp32
+	}
+	return "", fmt.Errorf("%s has no %s variant (looked for %s); it has %s. Set the model's \"variant\" to one of: %s",
+		dir, want, strings.Join(tried, ", "), strings.Join(names, ", "), strings.Join(variants, ", "))
+}
+
+// listONNX lists the decoder files in dir and dir/onnx, sorted by path.
+func listONNX(dir string) []foundFile {
+	var out []foundFile
+	for _, sub := range []string{"", "onnx"} {
+		entries, err := os.ReadDir(filepath.Join(dir, sub))
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			m := onnxFileRE.FindStringSubmatch(e.Name())
+			if m == nil || e.IsDir() {
+				continue
+			}
+			v := m[2]
+			if v == "" {
+				v = fp32
+			}
+			out = append(out, foundFile{Rel: filepath.Join(sub, e.Name()), Variant: v})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Rel < out[j].Rel })
+	return out
+}

@@ -1,0 +1,194 @@
+package onnx
+
+import (
+	"errors"
+	"fmt"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// Provider names, as catalogs spell them.
+const (
+	ProviderCPU  = "cpu"
+	ProviderCUDA = "cuda"
+)
+
+// readIO asks ONNX Runtime for the model's declared inputs and outputs,
+// loading it without graph optimisation since only the signature is needed.
+func readIO(path string) (ins, outs []ort.InputOutputInfo, err error) {
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer so.Destroy()
+	if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelDisableAll); err != nil {
+		return nil, nil, err
+	}
+	ins, outs, err = ort.GetInputOutputInfoWithOptions(path, so)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ONNX Runtime cannot load %s: %w", path, err)
+	}
+	return ins, outs, nil
+}
+
+// runner is one ONNX Runtime session with buffers it reuses between calls.
+// A runner serves one goroutine at a time.
+type runner struct {
+	sess *ort.DynamicAdvancedSession
+	spec *ioSpec
+
+	logits  []byte
+	discard *kvCache // present outputs the caller does not keep
+	view    logitsView
+	// kvA and kvB are caches a job may use while it holds the runner.
+	kvA, kvB *kvCache
+}
+
+func newRunner(path string, spec *ioSpec, provider string, deviceID, threads int) (*runner, error) {
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, err
+	}
+	defer so.Destroy()
+	if threads > 0 {
+		if err := so.SetIntraOpNumThreads(threads); err != nil {
+			return nil, err
+		}
+	}
+	if err := so.SetInterOpNumThreads(1); err != nil {
+		return nil, err
+	}
+	if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll); err != nil {
+		return nil, err
+	}
+	if err := useProvider(so, provider, deviceID); err != nil {
+		return nil, err
+	}
+	sess, err := ort.NewDynamicAdvancedSession(path, spec.inputs, spec.outputs, so)
+	if err != nil {
+		return nil, fmt.Errorf("ONNX Runtime cannot create a session for %s: %w", path, err)
+	}
+	return &runner{sess: sess, spec: spec, discard: newKVCache(spec), kvA: newKVCache(spec), kvB: newKVCache(spec)}, nil
+}
+
+// other returns the runner's cache that is not c.
+func (r *runner) other(c *kvCache) *kvCache {
+	if c == r.kvA {
+		return r.kvB
+	}
+	return r.kvA
+}
+
+func (r *runner) close() error {
+	if r.sess == nil {
+		return nil
+	}
+	err := r.sess.Destroy()
+	r.sess = nil
+	return err
+}
+
+// step is one call of the model: rows × seq new tokens after past.
+type step struct {
+	rows, seq int
+	ids       []int64 // rows*seq
+	mask      []int64 // rows*(pastLen+seq), when the model takes a mask
+	pos       []int64 // rows*seq, when the model takes position_ids
+	past      *kvCache
+}
+
+func (s *step) pastLen() int {
+	if s.past == nil {
+		return 0
+	}
+	return s.past.length
+}
+
+// emptyKV backs zero-length past tensors: ONNX Runtime needs a non-nil
+// pointer even when a dimension is 0.
+var emptyKV = alignedBytes(8)
+
+// run calls the model. present receives the new cache (pastLen+seq long)
+// and may be nil when the caller does not keep it; it must not be
+// st.past. The returned view stays valid until the runner's next call.
+func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
+	spec := r.spec
+	past := st.pastLen()
+	if st.rows == 0 || st.seq == 0 {
+		return nil, errors.New("empty model call")
+	}
+	var values []ort.Value
+	defer func() {
+		for _, v := range values {
+			if v != nil {
+				v.Destroy()
+			}
+		}
+	}()
+	add := func(v ort.Value, err error) error {
+		if err != nil {
+			return err
+		}
+		values = append(values, v)
+		return nil
+	}
+	rows, seq := int64(st.rows), int64(st.seq)
+	if err := add(ort.NewTensor(ort.NewShape(rows, seq), st.ids)); err != nil {
+		return nil, err
+	}
+	if spec.hasMask {
+		if err := add(ort.NewTensor(ort.NewShape(rows, int64(past)+seq), st.mask)); err != nil {
+			return nil, err
+		}
+	}
+	if spec.hasPos {
+		if err := add(ort.NewTensor(ort.NewShape(rows, seq), st.pos)); err != nil {
+			return nil, err
+		}
+	}
+	kvShape := func(length int) ort.Shape {
+		return ort.NewShape(rows, int64(spec.kvHeads), int64(length), int64(spec.headDim))
+	}
+	for i := 0; i < 2*spec.layers; i++ {
+		data := emptyKV
+		if past > 0 {
+			data = st.past.bufs[i]
+		}
+		if err := add(ort.NewCustomDataTensor(kvShape(past), data, spec.kvType)); err != nil {
+			return nil, err
+		}
+	}
+	if spec.hasCacheBranch {
+		if err := add(ort.NewTensor(ort.NewShape(1), []bool{past > 0})); err != nil {
+			return nil, err
+		}
+	}
+	nIn := len(values)
+
+	le := elemSize(spec.logitsType)
+	r.logits = grow(r.logits, st.rows*st.seq*spec.vocab*le)
+	if err := add(ort.NewCustomDataTensor(ort.NewShape(rows, seq, int64(spec.vocab)), r.logits, spec.logitsType)); err != nil {
+		return nil, err
+	}
+	if spec.layers > 0 {
+		if present == nil {
+			present = r.discard
+		}
+		present.resize(st.rows, past+st.seq)
+		for i := 0; i < 2*spec.layers; i++ {
+			if err := add(ort.NewCustomDataTensor(kvShape(past+st.seq), present.bufs[i], spec.kvType)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := r.sess.Run(values[:nIn], values[nIn:]); err != nil {
+		return nil, fmt.Errorf("ONNX Runtime: %w", err)
+	}
+	r.view = logitsView{seq: st.seq, vocab: spec.vocab, scratch: r.view.scratch}
+	if spec.logitsType == ort.TensorElementDataTypeFloat16 {
+		r.view.f16 = asUint16(r.logits)
+	} else {
+		r.view.f32 = asFloat32(r.logits)
+	}
+	return &r.view, nil
+}

@@ -1,0 +1,86 @@
+package onnx
+
+import (
+	"math"
+	"unsafe"
+)
+
+// alignedBytes returns n bytes aligned for float32 access (ONNX Runtime
+// reads and writes these buffers in place).
+func alignedBytes(n int) []byte {
+	if n == 0 {
+		return nil
+	}
+	w := make([]uint64, (n+7)/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), n)
+}
+
+// grow returns b resized to n bytes, reusing its memory when it is large
+// enough.
+func grow(b []byte, n int) []byte {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return alignedBytes(n)
+}
+
+func asFloat32(b []byte) []float32 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
+}
+
+func asUint16(b []byte) []uint16 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), len(b)/2)
+}
+
+// halfToFloat converts an IEEE 754 binary16 value exactly.
+func halfToFloat(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f: // Inf or NaN
+		return math.Float32frombits(sign | 0xff<<23 | mant<<13)
+	case exp == 0 && mant == 0:
+		return math.Float32frombits(sign)
+	case exp == 0: // subnormal: normalise
+		e := int32(-14)
+		for mant&0x400 == 0 {
+			mant <<= 1
+			e--
+		}
+		mant &= 0x3ff
+		return math.Float32frombits(sign | uint32(e+127)<<23 | mant<<13)
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
+}
+
+// logitsView reads rows of a [rows, seq, vocab] logits tensor, converting
+// float16 rows on demand so only the rows scoring needs are converted.
+type logitsView struct {
+	f32        []float32
+	f16        []uint16
+	seq, vocab int
+	scratch    []float32
+}
+
+// row returns the logits at (b, s). The slice is valid until the next call.
+func (v *logitsView) row(b, s int) []float32 {
+	off := (b*v.seq + s) * v.vocab
+	if v.f32 != nil {
+		return v.f32[off : off+v.vocab]
+	}
+	if cap(v.scratch) < v.vocab {
+		v.scratch = make([]float32, v.vocab)
+	}
+	out := v.scratch[:v.vocab]
+	for i, h := range v.f16[off : off+v.vocab] {
+		out[i] = halfToFloat(h)
+	}
+	return out
+}

@@ -1,0 +1,354 @@
+package onnx
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+}
+
+func TestReadConfig(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  modelConfig
+	}{
+		{
+			name: "gpt2 names",
+			files: map[string]string{"config.json": `{"model_type": "gpt2", "n_layer": 12, "n_head": 12, "n_embd": 768,
+				"n_positions": 1024, "n_ctx": 1024, "vocab_size": 50257, "bos_token_id": 50256, "eos_token_id": 50256}`},
+			want: modelConfig{ModelType: "gpt2", Layers: 12, Heads: 12, KVHeads: 12, HeadDim: 64, Hidden: 768, Vocab: 50257,
+				MaxPositions: 1024, BOS: []int{50256}, EOS: []int{50256}},
+		},
+		{
+			name: "llama with gqa, eos list merged with generation_config",
+			files: map[string]string{
+				"config.json": `{"model_type": "llama", "num_hidden_layers": 30, "num_attention_heads": 9, "num_key_value_heads": 3,
+					"hidden_size": 576, "max_position_embeddings": 2048, "vocab_size": 49152, "bos_token_id": 1, "eos_token_id": [2, 7], "pad_token_id": null}`,
+				"generation_config.json": `{"eos_token_id": [7, 9], "pad_token_id": 4}`,
+			},
+			want: modelConfig{ModelType: "llama", Layers: 30, Heads: 9, KVHeads: 3, HeadDim: 64, Hidden: 576, Vocab: 49152,
+				MaxPositions: 2048, BOS: []int{1}, EOS: []int{2, 7, 9}, PAD: []int{4}},
+		},
+		{
+			name: "explicit head_dim and nested text_config",
+			files: map[string]string{"config.json": `{"model_type": "gemma3", "eos_token_id": 1, "bos_token_id": 2,
+				"text_config": {"num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+				"hidden_size": 640, "max_position_embeddings": 32768, "vocab_size": 262144}}`},
+			want: modelConfig{ModelType: "gemma3", Layers: 4, Heads: 8, KVHeads: 4, HeadDim: 256, Hidden: 640, Vocab: 262144,
+				MaxPositions: 32768, BOS: []int{2}, EOS: []int{1}},
+		},
+		{
+			name:  "multi-query",
+			files: map[string]string{"config.json": `{"n_layer": 2, "n_head": 4, "n_embd": 64, "multi_query": true, "n_positions": 128}`},
+			want:  modelConfig{Layers: 2, Heads: 4, KVHeads: 1, HeadDim: 16, Hidden: 64, MaxPositions: 128},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, tt.files)
+			got, err := readConfig(dir)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestReadConfigErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string // with DIR for the folder
+	}{
+		{"missing", map[string]string{}, "DIR/config.json is missing: a model folder needs the config.json that comes with the Hugging Face export"},
+		{"syntax", map[string]string{"config.json": "{\n\"n_layer\": 2,\n}"}, "DIR/config.json:3: invalid JSON: invalid character '}' looking for beginning of object key string"},
+		{"type", map[string]string{"config.json": "{\n\"n_layer\": \"two\"}"}, `DIR/config.json:2: field "n_layer" must be a number, not a JSON string`},
+		{"token id type", map[string]string{"config.json": `{"eos_token_id": "</s>"}`}, `DIR/config.json: field "eos_token_id" must be a token id or a list of token ids, not a JSON string`},
+		{"heads", map[string]string{"config.json": `{"num_attention_heads": 9, "num_key_value_heads": 4}`}, "DIR/config.json: num_attention_heads (9) is not a multiple of num_key_value_heads (4)"},
+		{"generation config", map[string]string{"config.json": `{}`, "generation_config.json": `{"eos_token_id": [1, "x"]}`},
+			`DIR/generation_config.json: field "eos_token_id" must be a token id or a list of token ids, not a JSON list with a non-integer in it`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, tt.files)
+			_, err := readConfig(dir)
+			require.Error(t, err)
+			assert.Equal(t, strings.ReplaceAll(tt.want, "DIR", dir), err.Error())
+		})
+	}
+}
+
+func TestLocateONNX(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   []string
+		variant string
+		want    string // relative path, or the error with DIR for the folder
+		wantErr bool
+	}{
+		{name: "transformers.js", files: []string{"onnx/model.onnx", "onnx/model_quantized.onnx"}, want: "onnx/model.onnx"},
+		{name: "variant", files: []string{"onnx/model.onnx", "onnx/model_quantized.onnx"}, variant: "quantized", want: "onnx/model_quantized.onnx"},
+		{name: "fp32 names the plain file", files: []string{"onnx/model.onnx"}, variant: "fp32", want: "onnx/model.onnx"},
+		{name: "root first", files: []string{"model.onnx", "onnx/model.onnx"}, want: "model.onnx"},
+		{name: "optimum merged", files: []string{"decoder_model_merged.onnx", "decoder_model.onnx"}, want: "decoder_model_merged.onnx"},
+		{name: "merged under onnx", files: []string{"onnx/decoder_model_merged_fp16.onnx"}, variant: "fp16", want: "onnx/decoder_model_merged_fp16.onnx"},
+		{
+			name: "missing variant", files: []string{"onnx/model.onnx", "onnx/model_q4.onnx", "onnx/model_fp16.onnx", "onnx/model.onnx_data"}, variant: "int8", wantErr: true,
+			want: "DIR has no int8 variant (looked for model_int8.onnx, onnx/model_int8.onnx, decoder_model_merged_int8.onnx, onnx/decoder_model_merged_int8.onnx); " +
+				"it has onnx/model.onnx (fp32), onnx/model_fp16.onnx (fp16), onnx/model_q4.onnx (q4). Set the model's \"variant\" to one of: fp32, fp16, q4",
+		},
+		{
+			name: "only quantized", files: []string{"onnx/model_quantized.onnx"}, wantErr: true,
+			want: "DIR has no fp32 variant (looked for model.onnx, onnx/model.onnx, decoder_model_merged.onnx, onnx/decoder_model_merged.onnx); " +
+				"it has onnx/model_quantized.onnx (quantized). Set the model's \"variant\" to one of: quantized",
+		},
+		{
+			name: "no onnx", files: []string{"config.json", "tokenizer.json"}, wantErr: true,
+			want: "DIR has no ONNX decoder file (looked for model.onnx, onnx/model.onnx, decoder_model_merged.onnx, onnx/decoder_model_merged.onnx); " +
+				"export one with `optimum-cli export onnx --task text-generation-with-past`, or download a repository that has an onnx/ folder",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{}
+			for _, f := range tt.files {
+				files[f] = "x"
+			}
+			writeFiles(t, dir, files)
+			got, err := locateONNX(dir, tt.variant)
+			if tt.wantErr {
+				require.Error(t, err)
+				assert.Equal(t, strings.ReplaceAll(tt.want, "DIR", dir), err.Error())
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, filepath.Join(dir, tt.want), got)
+		})
+	}
+}
+
+func TestLocateONNXBadFolder(t *testing.T) {
+	dir := t.TempDir()
+	_, err := locateONNX(filepath.Join(dir, "nope"), "")
+	require.Error(t, err)
+	assert.Equal(t, "model folder "+filepath.Join(dir, "nope")+" does not exist; download a Hugging Face ONNX export there (see the README's \"Running your own models\")", err.Error())
+
+	f := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(f, nil, 0o644))
+	_, err = locateONNX(f, "")
+	require.Error(t, err)
+	assert.Equal(t, "model path "+f+" is a file; it must be the export's folder (holding config.json and the .onnx file)", err.Error())
+}
+
+func TestHalfToFloat(t *testing.T) {
+	tests := []struct {
+		bits uint16
+		want float32
+	}{
+		{0x0000, 0}, {0x3c00, 1}, {0xc000, -2}, {0x3555, 0.333251953125}, {0x7bff, 65504},
+		{0x0400, 6.103515625e-05},       // smallest normal
+		{0x0001, 5.960464477539063e-08}, // smallest subnormal
+		{0x03ff, 6.097555160522461e-05}, // largest subnormal
+		{0x7c00, float32(math.Inf(1))}, {0xfc00, float32(math.Inf(-1))},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, halfToFloat(tt.bits), "%#04x", tt.bits)
+	}
+	assert.True(t, math.IsNaN(float64(halfToFloat(0x7e00))))
+	assert.Equal(t, uint32(0x80000000), math.Float32bits(halfToFloat(0x8000)), "negative zero keeps its sign")
+}
+
+func TestTokenLogProb(t *testing.T) {
+	logits := []float32{1, 3, -2, 3, 0.5}
+	var z float64
+	for _, x := range logits {
+		z += math.Exp(float64(x))
+	}
+	for tok, x := range logits {
+		lp, greedy := tokenLogProb(logits, tok)
+		assert.InDelta(t, float64(x)-math.Log(z), lp, 1e-7, "token %d", tok)
+		assert.Equal(t, tok == 1, greedy, "ties go to the first maximum, as torch.argmax")
+	}
+	// A large shift changes nothing: the maximum is subtracted first.
+	shifted := []float32{1001, 1003, 998, 1003, 1000.5}
+	lp, _ := tokenLogProb(shifted, 4)
+	want, _ := tokenLogProb(logits, 4)
+	assert.InDelta(t, want, lp, 1e-9)
+	assert.Equal(t, 1, argmax(logits))
+}
+
+func TestSumExp(t *testing.T) {
+	worst := 0.0
+	for x := float32(-87); x <= 0; x += 0.0007 {
+		want := math.Exp(float64(x))
+		worst = max(worst, math.Abs(sumExp([]float32{x}, 0)-want)/want)
+	}
+	assert.Less(t, worst, 1.2e-7, "relative error of one term")
+	assert.Equal(t, 1.0, sumExp([]float32{3}, 3))
+	assert.Equal(t, 2.0, sumExp([]float32{-88, 0, float32(math.Inf(-1)), 0}, 0), "underflowing terms are dropped")
+	assert.True(t, math.IsNaN(sumExp([]float32{0, float32(math.NaN())}, 0)))
+}
+
+// TestTokenLogProbLargeVocabulary compares with a plain float64
+// log-softmax over a 150k-token row of realistic spread.
+func TestTokenLogProbLargeVocabulary(t *testing.T) {
+	logits := make([]float32, 151936)
+	x := uint32(7)
+	for i := range logits {
+		x = x*1664525 + 1013904223
+		logits[i] = float32(x>>8)/float32(1<<24)*30 - 20
+	}
+	m := float64(logits[argmax(logits)])
+	var z float64
+	for _, v := range logits {
+		z += math.Exp(float64(v) - m)
+	}
+	for _, tok := range []int{0, 1, 4242, 151935} {
+		lp, _ := tokenLogProb(logits, tok)
+		assert.InDelta(t, float64(logits[tok])-m-math.Log(z), lp, 1e-6, "token %d", tok)
+	}
+}
+
+func TestRollingWindows(t *testing.T) {
+	const P = 100 // the prefix token
+	tests := []struct {
+		name   string
+		tokens []int
+		window int
+		want   []scoreSeq
+	}{
+		{"empty", nil, 4, nil},
+		{"fits", []int{1, 2, 3}, 4, []scoreSeq{{tokens: []int{P, 1, 2, 3}, n: 3}}},
+		{"exactly one more", []int{1, 2, 3, 4}, 4, []scoreSeq{
+			{tokens: []int{P, 1, 2, 3}, n: 3},
+			{tokens: []int{1, 2, 3, 4}, n: 1},
+		}},
+		{"several", []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 4, []scoreSeq{
+			{tokens: []int{P, 1, 2, 3}, n: 3},
+			{tokens: []int{3, 4, 5, 6}, n: 3},
+			{tokens: []int{6, 7, 8, 9}, n: 3},
+			{tokens: []int{7, 8, 9, 10}, n: 1},
+		}},
+		{"window of two", []int{1, 2, 3}, 2, []scoreSeq{
+			{tokens: []int{P, 1}, n: 1},
+			{tokens: []int{1, 2}, n: 1},
+			{tokens: []int{2, 3}, n: 1},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := rollingWindows(tt.tokens, P, tt.window)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	// Every token is scored exactly once, in order, and no window is longer
+	// than asked.
+	tokens := make([]int, 1000)
+	for i := range tokens {
+		tokens[i] = i
+	}
+	for _, window := range []int{2, 3, 7, 512, 999, 1000, 1001, 4096} {
+		var scored []int
+		for _, w := range rollingWindows(tokens, -1, window) {
+			require.LessOrEqual(t, len(w.tokens), window)
+			require.Less(t, w.n, len(w.tokens))
+			scored = append(scored, w.tokens[len(w.tokens)-w.n:]...)
+		}
+		assert.Equal(t, tokens, scored, "window %d", window)
+	}
+}
+
+func TestPlanRows(t *testing.T) {
+	seqs := []scoreSeq{
+		{tokens: []int{9, 1, 2, 3}, n: 1},       // 0: item A, one-token choice
+		{tokens: []int{9, 1, 2, 4, 5, 6}, n: 3}, // 1: item A, three-token choice
+		{tokens: []int{9, 7, 8}, n: 1},          // 2: alone
+		{tokens: []int{9, 1, 2, 5}, n: 1},       // 3: item A again
+		{tokens: []int{9, 5, 5}, n: 1},          // 4: item B
+		{tokens: []int{9, 5, 6}, n: 1},          // 5: item B, one-token choices only
+	}
+	want := []stageRow{
+		{tokens: []int{9, 1, 2}, keepKV: true, members: []int{1}, targets: []target{
+			{pos: 2, tok: 3, seq: 0}, {pos: 2, tok: 4, seq: 1}, {pos: 2, tok: 5, seq: 3}}},
+		{tokens: []int{9, 7}, targets: []target{{pos: 1, tok: 8, seq: 2}}},
+		{tokens: []int{9, 5}, members: []int{}, targets: []target{{pos: 1, tok: 5, seq: 4}, {pos: 1, tok: 6, seq: 5}}},
+	}
+	assert.Equal(t, want, planRows(seqs, true))
+
+	// Without a cache every sequence is a row of its own.
+	rows := planRows(seqs, false)
+	require.Len(t, rows, 6)
+	assert.Equal(t, stageRow{tokens: []int{9, 1, 2, 4, 5}, targets: []target{
+		{pos: 2, tok: 4, seq: 1}, {pos: 3, tok: 5, seq: 1}, {pos: 4, tok: 6, seq: 1}}}, rows[1])
+}
+
+func TestBatchRows(t *testing.T) {
+	mk := func(lens ...int) []stageRow {
+		var rows []stageRow
+		for _, n := range lens {
+			rows = append(rows, stageRow{tokens: make([]int, n)})
+		}
+		return rows
+	}
+	lens := func(batches [][]stageRow) [][]int {
+		var out [][]int
+		for _, b := range batches {
+			var l []int
+			for _, r := range b {
+				l = append(l, len(r.tokens))
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	tests := []struct {
+		name            string
+		rows            []int
+		budget, maxRows int
+		leftPad         bool
+		want            [][]int
+	}{
+		{"budget", []int{3, 10, 5, 5, 2}, 20, 64, true, [][]int{{10, 5}, {5, 3, 2}}},
+		{"max rows", []int{1, 1, 1, 1, 1}, 100, 2, true, [][]int{{1, 1}, {1, 1}, {1}}},
+		{"a row over budget still runs", []int{50, 4}, 20, 64, true, [][]int{{50}, {4}}},
+		{"no left padding", []int{3, 5, 5, 3, 2}, 100, 64, false, [][]int{{5, 5}, {3, 3}, {2}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, lens(batchRows(mk(tt.rows...), tt.budget, tt.maxRows, tt.leftPad)))
+		})
+	}
+}
+
+func TestKVCacheGather(t *testing.T) {
+	c := &kvCache{heads: 1, dim: 1, elem: 4, bufs: make([][]byte, 2)}
+	c.resize(3, 2) // 3 rows × 2 positions × 4 bytes
+	for i := range c.bufs {
+		for r := 0; r < 3; r++ {
+			f := asFloat32(c.bufs[i])
+			f[2*r], f[2*r+1] = float32(10*i+r), float32(10*i+r)+0.5
+		}
+	}
+	dst := &kvCache{}
+	c.gather(dst, []int{2, 0, 2})
+	assert.Equal(t, 3, dst.rows)
+	assert.Equal(t, 2, dst.length)
+	assert.Equal(t, []float32{2, 2.5, 0, 0.5, 2, 2.5}, asFloat32(dst.bufs[0]))
+	assert.Equal(t, []float32{12, 12.5, 10, 10.5, 12, 12.5}, asFloat32(dst.bufs[1]))
+}
