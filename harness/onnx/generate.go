@@ -38,7 +38,7 @@ func (m *Model) Generate(ctx context.Context, reqs []lm.GenerateRequest) ([]lm.G
 			err = greedyOnly(req.Sampling)
 		}
 		if err == nil && len(req.Tools) > 0 {
-			err = errors.New("the onnx backend does not support tool calling; run tool tasks on an API model")
+			err = lm.Unsupported("the onnx backend does not support tool calling; run tool tasks on an API model")
 		}
 		if err == nil && len(ids) == 0 {
 			err = errors.New("the prompt encodes to no tokens; there is nothing to continue")
@@ -100,5 +100,5 @@ func greedyOnly(s lm.Sampling) error {
 	if s.Temperature == nil || *s.Temperature == 0 || (s.TopK != nil && *s.TopK == 1) {
 		return nil
 	}
-	return fmt.Errorf("the onnx backend decodes greedily only; the request asks for temperature %g (set temperature 0 or leave it unset)", *s.Temperature)
+	return lm.Unsupported("the onnx backend decodes greedily only; the request asks for temperature %g (set temperature 0 or leave it unset)", *s.Temperature)
 }

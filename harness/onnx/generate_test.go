@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -110,14 +111,15 @@ func TestGenerateRequestErrors(t *testing.T) {
 	m := open(t, bigram(t).Dir, Options{})
 	temp := 0.7
 	tests := []struct {
-		req  lm.GenerateRequest
-		want string
+		req         lm.GenerateRequest
+		want        string
+		unsupported bool // a capability mismatch (lm.ErrUnsupported), not a bad request
 	}{
-		{lm.GenerateRequest{Prompt: "x", Messages: []lm.Message{{Role: "user", Content: "y"}}}, "the request has both messages and a prompt; set one"},
-		{lm.GenerateRequest{Messages: []lm.Message{{Role: "user", Content: "y"}}}, "model bigram runs without a chat template (chat: no, or its tokenizer config has none); send a raw prompt"},
-		{lm.GenerateRequest{Prompt: "x", Sampling: lm.Sampling{Temperature: &temp}}, "the onnx backend decodes greedily only; the request asks for temperature 0.7 (set temperature 0 or leave it unset)"},
-		{lm.GenerateRequest{Prompt: "x", Tools: []lm.Tool{{Name: "f"}}}, "the onnx backend does not support tool calling; run tool tasks on an API model"},
-		{lm.GenerateRequest{Prompt: "x", MaxNewTokens: -1}, "max_new_tokens is -1; it must be 0 (up to the context) or more"},
+		{lm.GenerateRequest{Prompt: "x", Messages: []lm.Message{{Role: "user", Content: "y"}}}, "the request has both messages and a prompt; set one", false},
+		{lm.GenerateRequest{Messages: []lm.Message{{Role: "user", Content: "y"}}}, "model bigram runs without a chat template (chat: no, or its tokenizer config has none); send a raw prompt", false},
+		{lm.GenerateRequest{Prompt: "x", Sampling: lm.Sampling{Temperature: &temp}}, "the onnx backend decodes greedily only; the request asks for temperature 0.7 (set temperature 0 or leave it unset)", true},
+		{lm.GenerateRequest{Prompt: "x", Tools: []lm.Tool{{Name: "f"}}}, "the onnx backend does not support tool calling; run tool tasks on an API model", true},
+		{lm.GenerateRequest{Prompt: "x", MaxNewTokens: -1}, "max_new_tokens is -1; it must be 0 (up to the context) or more", false},
 	}
 	var reqs []lm.GenerateRequest
 	for _, tt := range tests {
@@ -128,6 +130,7 @@ func TestGenerateRequestErrors(t *testing.T) {
 	require.NoError(t, err)
 	for i, tt := range tests {
 		assert.EqualError(t, res[i].Err, tt.want)
+		assert.Equal(t, tt.unsupported, errors.Is(res[i].Err, lm.ErrUnsupported), tt.want)
 		assert.Equal(t, lm.StopError, res[i].StopReason)
 	}
 	ok := res[len(tests)]
