@@ -366,6 +366,8 @@ func TestFWThroughEndpoints(t *testing.T) {
 		assert.Equal(t, 0.0, r.JSON["temperature"], "temperature in %s", r.Body)
 		assert.Equal(t, 1.0, r.JSON["top_p"], "top_p in %s", r.Body)
 		assert.Equal(t, 20.0, r.JSON["max_tokens"], "max_tokens in %s", r.Body)
+		assert.Equal(t, 1234.0, r.JSON["seed"], "seed in %s", r.Body)
+		assert.NotContains(t, r.JSON, "top_k", "OpenAI's API rejects top_k: %s", r.Body)
 		if r.Path == "/v1/chat/completions" {
 			if assert.Len(t, r.Messages, 1) {
 				assert.Equal(t, "user", r.Messages[0].Role)

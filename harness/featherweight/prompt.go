@@ -64,8 +64,19 @@ func Prompt(style Style, it Item) string {
 }
 
 // Sampling is the spec's decoding: "temperature = 0.0, top_p = 1.0,
-// top_k = 1", no penalties (lm.Sampling has none to send).
-func Sampling() lm.Sampling { return lm.Greedy() }
+// top_k = 1", no penalties (lm.Sampling has none to send). Temperature 0
+// already decodes greedily, so top_k is not sent (OpenAI's API rejects it);
+// a fixed seed is, for endpoints whose temperature 0 is not fully
+// deterministic on its own. Local models decode by argmax regardless.
+func Sampling() lm.Sampling {
+	s := lm.Greedy()
+	seed := Seed
+	s.Seed = &seed
+	return s
+}
+
+// Seed is the sampling seed sent to endpoints that take one.
+const Seed = 1234
 
 // Request builds the generation request for an item. A chat model gets the
 // text as the user message, so its backend applies the chat template with

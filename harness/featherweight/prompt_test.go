@@ -56,9 +56,8 @@ func TestPromptTemplates(t *testing.T) {
 
 func TestRequest(t *testing.T) {
 	it := Item{Question: "Q?", Choices: [4]string{"w", "x", "y", "z"}}
-	zero, one := 0.0, 1.0
-	topK := 1
-	greedy := lm.Sampling{Temperature: &zero, TopP: &one, TopK: &topK}
+	zero, one, seed := 0.0, 1.0, 1234
+	greedy := lm.Sampling{Temperature: &zero, TopP: &one, Seed: &seed}
 	for _, st := range Styles {
 		base := Request(st, it, false)
 		assert.Equal(t, lm.GenerateRequest{Prompt: Prompt(st, it), MaxNewTokens: 20, Sampling: greedy}, base)

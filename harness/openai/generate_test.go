@@ -137,7 +137,7 @@ func TestOpenAIRequestBody(t *testing.T) {
 		{
 			name:     "greedy sends temperature 0",
 			req:      lm.GenerateRequest{Messages: user("hi"), Sampling: lm.Greedy(), MaxNewTokens: 20},
-			wantBody: map[string]any{"temperature": 0.0, "top_p": 1.0, "top_k": 1.0, "max_tokens": 20.0},
+			wantBody: map[string]any{"temperature": 0.0, "top_p": 1.0, "max_tokens": 20.0},
 		},
 		{
 			name:     "entry sampling and max_tokens",
@@ -441,7 +441,7 @@ func TestRawPrompts(t *testing.T) {
 		assert.Equal(t, map[string]any{
 			"model": "smollm2-135m", "prompt": "Question: 2+2?\nAnswer:", "stream": true,
 			"stream_options": map[string]any{"include_usage": true},
-			"temperature":    0.0, "top_p": 1.0, "top_k": 1.0, "max_tokens": 20.0,
+			"temperature":    0.0, "top_p": 1.0, "max_tokens": 20.0,
 		}, decode(t, r.Body))
 
 		res = generate(t, m, lm.GenerateRequest{Messages: user("hi")})[0]
@@ -544,6 +544,73 @@ func TestKeyNeverLeaks(t *testing.T) {
 			assert.NotContains(t, seen, testKey)
 			assert.NotContains(t, seen, teamKey)
 			assert.NotContains(t, string(mustJSON(t, res[0])), testKey)
+		})
+	}
+}
+
+// TestStructuredOutputs: a request's JSON Schema reaches the wire as
+// response_format only when the entry declares structured_outputs, since
+// OpenRouter's require_parameters would refuse providers without it.
+func TestStructuredOutputs(t *testing.T) {
+	schema := json.RawMessage(`{"title":"judgement","type":"object","properties":{"score":{"type":"integer"}},"required":["score"],"additionalProperties":false}`)
+	wantSchema := map[string]any{"title": "judgement", "type": "object", "properties": map[string]any{"score": map[string]any{"type": "integer"}}, "required": []any{"score"}, "additionalProperties": false}
+	tests := []struct {
+		name       string
+		backend    string
+		declared   bool
+		chat       string
+		format     json.RawMessage
+		want       any // the body's response_format; nil: absent
+		wantErrMsg string
+	}{
+		{name: "declared openai entry", backend: catalog.OpenAI, declared: true, format: schema,
+			want: map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "judgement", "strict": true, "schema": wantSchema}}},
+		{name: "declared openrouter entry", backend: catalog.OpenRouter, declared: true, format: schema,
+			want: map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "judgement", "strict": true, "schema": wantSchema}}},
+		{name: "a schema without a usable title is named response", backend: catalog.OpenAI, declared: true, format: json.RawMessage(`{"title":"a judgement!","type":"object"}`),
+			want: map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "response", "strict": true, "schema": map[string]any{"title": "a judgement!", "type": "object"}}}},
+		{name: "undeclared openai entry", backend: catalog.OpenAI, format: schema},
+		{name: "undeclared openrouter entry", backend: catalog.OpenRouter, format: schema},
+		{name: "no schema asked for", backend: catalog.OpenAI, declared: true},
+		{name: "completions endpoint", backend: catalog.OpenAI, declared: true, chat: "no", format: schema},
+		{name: "not a schema object", backend: catalog.OpenAI, declared: true, format: json.RawMessage(`["score"]`),
+			wantErrMsg: "the request's response format is not a JSON Schema object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := fakeserver.Start(t, nil)
+			req := lm.GenerateRequest{Messages: user("grade this"), ResponseFormat: tt.format}
+			var m *openai.Model
+			if tt.backend == catalog.OpenRouter {
+				m = openRouter(t, s, catalog.Entry{Key: "judge", StructuredOutputs: tt.declared}, openai.Options{})
+			} else {
+				e := s.Entry("judge", "m")
+				e.StructuredOutputs, e.Chat = tt.declared, tt.chat
+				var err error
+				m, err = openai.New(e, openai.Options{Getenv: env()})
+				require.NoError(t, err)
+				if tt.chat == "no" {
+					req = lm.GenerateRequest{Prompt: "grade this", ResponseFormat: tt.format}
+				}
+			}
+			res := generate(t, m, req)
+			if tt.wantErrMsg != "" {
+				require.Error(t, res[0].Err)
+				assert.Contains(t, res[0].Err.Error(), tt.wantErrMsg)
+				assert.Empty(t, s.Requests(), "nothing is sent")
+				return
+			}
+			require.NoError(t, res[0].Err)
+			body := decode(t, s.Requests()[0].Body)
+			got, ok := body["response_format"]
+			if tt.want == nil {
+				assert.False(t, ok, "response_format must be absent: %v", got)
+				return
+			}
+			assert.Equal(t, tt.want, got)
+			if tt.backend == catalog.OpenRouter {
+				assert.Equal(t, map[string]any{"order": []any{"anthropic"}, "allow_fallbacks": false, "require_parameters": true}, body["provider"])
+			}
 		})
 	}
 }
