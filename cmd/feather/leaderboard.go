@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/feather-eval/feather/harness/report/leaderboard"
+	"github.com/feather-eval/feather/harness/report/runs"
+)
+
+func init() {
+	register("leaderboard", "merge run directories into per-suite Markdown leaderboards and summary.json", runLeaderboard)
+}
+
+// runLeaderboard merges runs into leaderboard.md and summary.json and
+// prints the Markdown.
+func runLeaderboard(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("leaderboard", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "output `directory` for leaderboard.md and summary.json (default: leaderboard/ beside the first run directory)")
+	tasks := fs.String("tasks", "", "Featherbench task `directory`, for categories (default: tasks/ when it exists)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: feather leaderboard RUN_DIR... [--out DIR] [--tasks DIR]")
+		fmt.Fprintln(stderr, "\nMerges the runs (results/<stamp> directories) into one leaderboard per suite: Featherbench by")
+		fmt.Fprintln(stderr, "pass rate with cost, latency and rubric; μBench by index with the significance rule; Featherweight")
+		fmt.Fprintln(stderr, "with both prompt columns. Writes leaderboard.md and summary.json and prints the Markdown.")
+		fs.PrintDefaults()
+	}
+	dirs, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	if len(dirs) == 0 {
+		fs.Usage()
+		fmt.Fprintln(stderr, "feather leaderboard: give at least one run directory")
+		return 2
+	}
+	if *out == "" {
+		*out = filepath.Join(filepath.Dir(filepath.Clean(dirs[0])), "leaderboard")
+	}
+	tasksDir, note := featherbenchTasks(*tasks)
+	if note != "" {
+		fmt.Fprintln(stderr, "feather leaderboard: "+note)
+	}
+	set, err := runs.Load(dirs, runs.Options{TasksDir: tasksDir})
+	if err == nil && set.Empty() {
+		err = fmt.Errorf("no suite results in %v", dirs)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "feather leaderboard: %v\n", err)
+		return 1
+	}
+	md, err := leaderboard.Write(set, *out)
+	if err != nil {
+		fmt.Fprintf(stderr, "feather leaderboard: %v\n", err)
+		return 1
+	}
+	fmt.Fprint(stdout, md)
+	fmt.Fprintf(stderr, "feather leaderboard: wrote %s and %s\n", filepath.Join(*out, leaderboard.MarkdownFile), filepath.Join(*out, leaderboard.JSONFile))
+	return 0
+}

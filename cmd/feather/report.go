@@ -1,0 +1,90 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/feather-eval/feather/harness/report"
+)
+
+func init() {
+	register("report", "turn run directories and go test results into Markdown and self-contained HTML", runReport)
+}
+
+// runReport writes, for each suite in the run directories and for the test
+// events or JUnit given, a Markdown summary and an HTML page that opens
+// from disk.
+func runReport(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	events := fs.String("events", "", "go test -json events `file` (gotestsum --jsonfile) to report as well")
+	junit := fs.String("junit", "", "JUnit XML `file` (gotestsum --junitfile) to report as well")
+	out := fs.String("out", "", "output `directory` (default: RUN_DIR/report for one run directory, or report/ beside the test results)")
+	tasks := fs.String("tasks", "", "Featherbench task `directory`, for categories and prompts (default: tasks/ when it exists)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: feather report RUN_DIR... [--events test-events.json] [--junit junit.xml] [--out DIR] [--tasks DIR]")
+		fmt.Fprintln(stderr, "\nRUN_DIR is a run directory such as results/latest or results/<stamp>. Writes <suite>.md and")
+		fmt.Fprintln(stderr, "<suite>.html for each suite found, tests.md and tests.html for go test results, and index.html.")
+		fs.PrintDefaults()
+	}
+	dirs, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "feather report: "+format+"\n", a...)
+		return code
+	}
+	if len(dirs) == 0 && *events == "" && *junit == "" {
+		fs.Usage()
+		return fail(2, "give at least one run directory, --events or --junit")
+	}
+	if *out == "" {
+		switch {
+		case len(dirs) == 1:
+			*out = filepath.Join(dirs[0], "report")
+		case len(dirs) > 1:
+			return fail(2, "several run directories: say where the combined report goes with --out DIR")
+		case *events != "":
+			*out = filepath.Join(filepath.Dir(*events), "report")
+		default:
+			*out = filepath.Join(filepath.Dir(*junit), "report")
+		}
+	}
+	tasksDir, note := featherbenchTasks(*tasks)
+	if note != "" {
+		fmt.Fprintln(stderr, "feather report: "+note)
+	}
+	written, err := report.Build(report.Options{RunDirs: dirs, Events: *events, JUnit: *junit, TasksDir: tasksDir, Out: *out})
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	for _, p := range written {
+		fmt.Fprintln(stdout, p)
+	}
+	fmt.Fprintf(stdout, "open %s\n", filepath.Join(*out, report.IndexFile))
+	return 0
+}
+
+// featherbenchTasks picks the task directory: the flag's, else tasks/ when
+// it exists and loads. A default that does not load is passed over with a
+// note, not an error: the report works without it.
+func featherbenchTasks(flagged string) (dir, note string) {
+	if flagged != "" {
+		return flagged, ""
+	}
+	if info, err := os.Stat("tasks"); err != nil || !info.IsDir() {
+		return "", ""
+	}
+	if err := report.CheckTasks("tasks"); err != nil {
+		return "", fmt.Sprintf("not using tasks/ for categories and prompts: %v", err)
+	}
+	return "tasks", ""
+}

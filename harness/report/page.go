@@ -1,0 +1,171 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+)
+
+// The page's only script and style sheet, inlined into every page.
+var (
+	//go:embed assets/report.js
+	pageJS string
+	//go:embed assets/report.css
+	pageCSS string
+)
+
+// CompressAbove is the size of page data (JSON bytes) above which it is
+// embedded gzipped: about 8 MB, some 15,000 Featherbench trials.
+const CompressAbove = 8 << 20
+
+// csp forbids every fetch: the page must work from disk with nothing but
+// its own inline script (pinned by hash) and styles.
+var csp = func() string {
+	sum := sha256.Sum256([]byte(pageJS))
+	return "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}()
+
+var layout = template.Must(template.New("layout").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
+<meta name="generator" content="feather report">
+<title>{{.Title}}</title>
+<style>{{.CSS}}</style>
+</head>
+<body data-kind="{{.Kind}}">
+<header>
+<h1>{{.Title}}</h1>
+<p class="sub">{{.Subtitle}}</p>
+{{- if .Nav}}
+<nav>{{range .Nav}}<a href="{{.Href}}"{{if .Current}} aria-current="page"{{end}}>{{.Label}}</a>{{end}}</nav>
+{{- end}}
+</header>
+<main>
+{{- range .Notes}}
+<p class="note">{{.}}</p>
+{{- end}}
+{{.Body}}
+</main>
+`))
+
+// Link is one entry of a page's navigation.
+type Link struct {
+	Href, Label string
+	Current     bool
+}
+
+// page is what every report page has.
+type page struct {
+	Kind, Title, Subtitle string
+	Nav                   []Link
+	Notes                 []string
+	// Body is the page's server-rendered HTML, built from templates.
+	Body template.HTML
+	// Data is embedded as JSON for the script to render lazily; nil for a
+	// page without a script part.
+	Data any
+}
+
+// write renders p: the static HTML, then the data as an inert JSON block
+// (encoding/json escapes <, > and &, so no text can close the element),
+// then the script.
+func (p page) write(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	err := layout.Execute(bw, struct {
+		page
+		CSP string
+		CSS template.CSS
+	}{p, csp, template.CSS(pageCSS)})
+	if err != nil {
+		return fmt.Errorf("rendering %s page: %w", p.Kind, err)
+	}
+	if p.Data != nil {
+		var js bytes.Buffer
+		if err := writeData(&js, p.Data); err != nil {
+			return fmt.Errorf("encoding %s data: %w", p.Kind, err)
+		}
+		if js.Len() <= CompressAbove {
+			bw.WriteString(`<script type="application/json" id="feather-data">`)
+			bw.Write(js.Bytes())
+		} else {
+			// Browsers read a large page at a few MB a second from disk, so
+			// a big record set travels gzipped; the script unpacks it with
+			// the browser's own DecompressionStream.
+			bw.WriteString(`<script type="application/octet-stream" id="feather-data" data-encoding="gzip+base64">`)
+			b64 := base64.NewEncoder(base64.StdEncoding, bw)
+			zw, _ := gzip.NewWriterLevel(b64, gzip.BestSpeed)
+			zw.Write(js.Bytes())
+			if err := zw.Close(); err != nil {
+				return err
+			}
+			b64.Close()
+		}
+		bw.WriteString("</script>\n<script>")
+		bw.WriteString(pageJS)
+		bw.WriteString("</script>\n")
+	}
+	bw.WriteString("</body>\n</html>\n")
+	return bw.Flush()
+}
+
+// bulky is page data with one long list of rows, left out of its JSON
+// encoding (json:"-") and streamed row by row by writeData, so a page of
+// 100,000 records never holds its whole JSON in memory at once.
+type bulky interface {
+	rows() (name string, rows [][]any)
+}
+
+// writeData writes v as JSON; a bulky value's rows are appended to the
+// object as one more member.
+func writeData(w io.Writer, v any) error {
+	head, err := json.Marshal(v) // escapes <, > and & as \u003c, \u003e, \u0026
+	if err != nil {
+		return err
+	}
+	b, ok := v.(bulky)
+	if !ok {
+		_, err := w.Write(head)
+		return err
+	}
+	name, rows := b.rows()
+	key, _ := json.Marshal(name)
+	if _, err := w.Write(head[:len(head)-1]); err != nil {
+		return err
+	}
+	if len(head) > 2 {
+		io.WriteString(w, ",")
+	}
+	w.Write(key)
+	io.WriteString(w, ":[")
+	enc := json.NewEncoder(w)
+	for i, r := range rows {
+		if i > 0 {
+			io.WriteString(w, ",")
+		}
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	_, err = io.WriteString(w, "]}")
+	return err
+}
+
+// render executes a body template into trusted HTML.
+func render(t *template.Template, data any) (template.HTML, error) {
+	var b strings.Builder
+	if err := t.Execute(&b, data); err != nil {
+		return "", err
+	}
+	return template.HTML(b.String()), nil
+}

@@ -1,0 +1,268 @@
+// Package report turns finished runs into what people read: for each suite
+// found in the run directories, a Markdown summary and one self-contained
+// HTML page, plus a page for the go test run itself (from its JSON events
+// or JUnit). Numbers come from the suites' own summaries; this package
+// arranges, charts and escapes them.
+//
+// A page needs nothing but itself: styles and one script are inline, a
+// Content-Security-Policy forbids every fetch, and the records travel as
+// an inert JSON block that the script renders a page of rows at a time,
+// so a run of 100,000 trials opens as quickly as one of ten.
+package report
+
+import (
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/feather-eval/feather/harness/featherbench"
+	"github.com/feather-eval/feather/harness/report/gotest"
+	"github.com/feather-eval/feather/harness/report/runs"
+)
+
+// Options say what to report and where.
+type Options struct {
+	// RunDirs are run directories (results/<stamp>, results/latest).
+	RunDirs []string
+	// Events and JUnit are a go test run's JSON events and JUnit XML; each
+	// may be empty.
+	Events, JUnit string
+	// TasksDir is the Featherbench task directory (categories, prompts).
+	TasksDir string
+	// Out is the directory the report files are written to.
+	Out string
+}
+
+// PageOptions are what a page shows besides its records.
+type PageOptions struct {
+	Subtitle string
+	Nav      []Link
+	Notes    []string
+	TasksDir string
+}
+
+// Output file names, per suite: <name>.md and <name>.html.
+const (
+	FeatherbenchName  = "featherbench"
+	FeatherweightName = "featherweight"
+	MicrobenchName    = "microbench"
+	TestsName         = "tests"
+	IndexFile         = "index.html"
+)
+
+type section struct {
+	name, label string
+	md          func() (string, error)
+	html        func(w io.Writer, o PageOptions) error
+}
+
+// Build writes the report files into o.Out and returns their paths. It
+// reads everything before writing anything, and writes each file whole
+// (a temporary file renamed into place), so a failure leaves the previous
+// report as it was.
+func Build(o Options) ([]string, error) {
+	if o.Out == "" {
+		return nil, errors.New("report: no output directory")
+	}
+	if len(o.RunDirs) == 0 && o.Events == "" && o.JUnit == "" {
+		return nil, errors.New("report: nothing to report; give run directories, test events or JUnit")
+	}
+	var sections []section
+	var notes []string
+	var subtitle []string
+	if len(o.RunDirs) > 0 {
+		set, err := runs.Load(o.RunDirs, runs.Options{TasksDir: o.TasksDir})
+		if err != nil {
+			return nil, err
+		}
+		if set.Empty() {
+			return nil, fmt.Errorf("report: no suite results in %s", strings.Join(o.RunDirs, ", "))
+		}
+		notes = set.Notes
+		subtitle = append(subtitle, "runs "+set.Describe())
+		sections = append(sections, suiteSections(set, o.TasksDir)...)
+	}
+	if o.Events != "" || o.JUnit != "" {
+		tr, err := readTests(o.Events, o.JUnit)
+		if err != nil {
+			return nil, err
+		}
+		subtitle = append(subtitle, "tests from "+tr.Source)
+		sections = append(sections, section{
+			name: TestsName, label: "Tests",
+			md:   func() (string, error) { return TestsMarkdown(tr), nil },
+			html: func(w io.Writer, po PageOptions) error { return TestsPage(w, tr, po) },
+		})
+	}
+
+	nav := []Link{{Href: IndexFile, Label: "Overview"}}
+	for _, s := range sections {
+		nav = append(nav, Link{Href: s.name + ".html", Label: s.label})
+	}
+	files := map[string][]byte{}
+	var order []string
+	add := func(name string, b []byte) {
+		files[name] = b
+		order = append(order, name)
+	}
+	var index []indexEntry
+	for i, s := range sections {
+		md, err := s.md()
+		if err != nil {
+			return nil, err
+		}
+		add(s.name+".md", []byte(md))
+		var html strings.Builder
+		pageNav := append([]Link(nil), nav...)
+		pageNav[i+1].Current = true
+		if err := s.html(&html, PageOptions{Subtitle: strings.Join(subtitle, " · "), Nav: pageNav, Notes: notes, TasksDir: o.TasksDir}); err != nil {
+			return nil, err
+		}
+		add(s.name+".html", []byte(html.String()))
+		index = append(index, indexEntry{Label: s.label, HTML: s.name + ".html", MD: s.name + ".md", Lead: firstLine(md)})
+	}
+	var idx strings.Builder
+	nav[0].Current = true
+	if err := indexPage(&idx, index, PageOptions{Subtitle: strings.Join(subtitle, " · "), Nav: nav, Notes: notes}); err != nil {
+		return nil, err
+	}
+	add(IndexFile, []byte(idx.String()))
+
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	var written []string
+	for _, name := range order {
+		p := filepath.Join(o.Out, name)
+		if err := writeAtomic(p, files[name]); err != nil {
+			return written, err
+		}
+		written = append(written, p)
+	}
+	return written, nil
+}
+
+func suiteSections(set *runs.Set, tasksDir string) []section {
+	var out []section
+	if fb := set.Featherbench; fb != nil {
+		out = append(out, section{
+			name: FeatherbenchName, label: "Featherbench",
+			md: func() (string, error) { return FeatherbenchMarkdown(fb.Records, fb.Categories()), nil },
+			html: func(w io.Writer, o PageOptions) error {
+				if fb.TasksDir == "" {
+					o.TasksDir = ""
+				}
+				return FeatherbenchPage(w, fb.Records, fb.Tasks, o)
+			},
+		})
+	}
+	if fw := set.Featherweight; fw != nil {
+		data, results, warnings := MergeFeatherweight(fw)
+		out = append(out, section{
+			name: FeatherweightName, label: "Featherweight",
+			md: func() (string, error) { return FeatherweightMarkdown(data, results, warnings) },
+			html: func(w io.Writer, o PageOptions) error {
+				o.Notes = append(append([]string(nil), o.Notes...), warnings...)
+				return FeatherweightPage(w, data, results, o)
+			},
+		})
+	}
+	if mb := set.Microbench; mb != nil {
+		out = append(out, section{
+			name: MicrobenchName, label: "μBench",
+			md:   func() (string, error) { return MicrobenchMarkdown(mb.Results), nil },
+			html: func(w io.Writer, o PageOptions) error { return MicrobenchPage(w, mb.Results, o) },
+		})
+	}
+	return out
+}
+
+// readTests reads the test events, the JUnit file, or both; with both, the
+// events (which keep every test's output) are reported and JUnit is only
+// checked for agreement.
+func readTests(events, junit string) (*gotest.Run, error) {
+	var ev, ju *gotest.Run
+	var err error
+	if events != "" {
+		if ev, err = gotest.ReadEvents(events); err != nil {
+			return nil, err
+		}
+	}
+	if junit != "" {
+		if ju, err = gotest.ReadJUnit(junit); err != nil {
+			return nil, err
+		}
+	}
+	if ev == nil {
+		return ju, nil
+	}
+	if ju != nil {
+		_, ef, _, _ := ev.Totals()
+		_, jf, _, _ := ju.Totals()
+		if ef != jf {
+			ev.Source += fmt.Sprintf(" (%s counts %d failed tests, the events %d: they are probably from different runs)", junit, jf, ef)
+		} else {
+			ev.Source += " and " + junit
+		}
+	}
+	return ev, nil
+}
+
+func firstLine(md string) string {
+	for _, l := range strings.Split(md, "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "|") && !strings.HasPrefix(l, ">") {
+			return l
+		}
+	}
+	return ""
+}
+
+type indexEntry struct{ Label, HTML, MD, Lead string }
+
+var indexBody = template.Must(template.New("index").Parse(`
+<ul class="index">{{range .}}
+<li><a href="{{.HTML}}"><strong>{{.Label}}</strong></a> (<a href="{{.MD}}">Markdown</a>){{if .Lead}} — {{.Lead}}{{end}}</li>{{end}}
+</ul>`))
+
+func indexPage(w io.Writer, entries []indexEntry, o PageOptions) error {
+	body, err := render(indexBody, entries)
+	if err != nil {
+		return err
+	}
+	return page{Kind: "index", Title: "feather report", Subtitle: o.Subtitle, Nav: o.Nav, Notes: o.Notes, Body: body}.write(w)
+}
+
+// writeAtomic writes via a temporary file and a rename, so a reader never
+// sees half a file and a failed write leaves the old one.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", path, werr)
+	}
+	return nil
+}
+
+// CheckTasks reports whether dir loads as a Featherbench task directory.
+func CheckTasks(dir string) error {
+	_, err := featherbench.LoadDir(dir)
+	return err
+}

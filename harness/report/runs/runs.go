@@ -1,0 +1,289 @@
+// Package runs reads finished run directories (results/<stamp>/) back
+// through each suite's own readers, for reports and leaderboards: nothing
+// here re-parses a suite's files by hand.
+package runs
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/feather-eval/feather/harness/featherbench"
+	"github.com/feather-eval/feather/harness/featherweight"
+	"github.com/feather-eval/feather/harness/microbench"
+)
+
+// Suite subdirectories of a run directory.
+const (
+	FeatherbenchDir  = "featherbench"
+	FeatherweightDir = "featherweight"
+	MicrobenchDir    = "microbench"
+)
+
+// Set is everything read from some run directories. A suite is nil when no
+// directory holds results for it.
+type Set struct {
+	// Dirs are the run directories read, resolved (results/latest becomes
+	// results/<stamp>), without repeats.
+	Dirs          []string
+	Featherbench  *Featherbench
+	Featherweight *Featherweight
+	Microbench    *Microbench
+	// Notes say what was passed over and why, for the report to show.
+	Notes []string
+}
+
+// Featherbench is every trial record found, in directory and file order.
+type Featherbench struct {
+	Files   []string
+	Records []featherbench.Record
+	// Tasks are the task files the records refer to, when a task
+	// directory was given; by id.
+	Tasks    map[string]featherbench.Task
+	TasksDir string
+}
+
+// Categories maps task ids to categories for featherbench.Summarize; nil
+// without task files.
+func (f *Featherbench) Categories() map[string]string {
+	if len(f.Tasks) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for id, t := range f.Tasks {
+		out[id] = t.Category
+	}
+	return out
+}
+
+// Featherweight is one entry per run directory that has Featherweight results.
+type Featherweight struct {
+	Runs []FeatherweightRun
+}
+
+// FeatherweightRun is one run's Featherweight results.
+type FeatherweightRun struct {
+	Dir, Stamp string
+	Data       featherweight.DataInfo
+	Results    []featherweight.ModelResult
+}
+
+// Microbench is every μBench result file found.
+type Microbench struct {
+	Files   []string
+	Results []*microbench.Result
+}
+
+// Options control Load.
+type Options struct {
+	// TasksDir is a Featherbench task directory, for categories and prompts.
+	// Empty: none.
+	TasksDir string
+}
+
+// Load reads run directories. Each argument is a run directory
+// (results/<stamp> or results/latest) or one suite's subdirectory of one.
+func Load(dirs []string, opt Options) (*Set, error) {
+	s := &Set{}
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			return nil, fmt.Errorf("run directory %s: %w", d, err)
+		}
+		if info, err := os.Stat(real); err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("%s is not a directory; pass run directories such as results/latest or results/<stamp>", d)
+		}
+		if seen[real] {
+			continue
+		}
+		seen[real] = true
+		s.Dirs = append(s.Dirs, real)
+
+		suites := map[string]string{}
+		switch base := filepath.Base(real); base {
+		case FeatherbenchDir, FeatherweightDir, MicrobenchDir:
+			suites[base] = real
+		default:
+			for _, sub := range []string{FeatherbenchDir, FeatherweightDir, MicrobenchDir} {
+				if isDir(filepath.Join(real, sub)) {
+					suites[sub] = filepath.Join(real, sub)
+				}
+			}
+		}
+		if len(suites) == 0 {
+			return nil, fmt.Errorf("%s holds no results: a run directory has a featherweight/, microbench/ or featherbench/ subdirectory; pass results/latest or results/<stamp>", d)
+		}
+		stamp := filepath.Base(real)
+		if _, ok := suites[stamp]; ok {
+			stamp = filepath.Base(filepath.Dir(real))
+		}
+		if p := suites[FeatherbenchDir]; p != "" {
+			if err := s.loadFeatherbench(p); err != nil {
+				return nil, err
+			}
+		}
+		if p := suites[FeatherweightDir]; p != "" {
+			if err := s.loadFeatherweight(p, stamp); err != nil {
+				return nil, err
+			}
+		}
+		if p := suites[MicrobenchDir]; p != "" {
+			if err := s.loadMicrobench(p, stamp); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if s.Featherbench != nil && opt.TasksDir != "" {
+		tasks, err := featherbench.LoadDir(opt.TasksDir)
+		if err != nil {
+			return nil, fmt.Errorf("reading Featherbench tasks for the report: %w", err)
+		}
+		s.Featherbench.TasksDir = opt.TasksDir
+		s.Featherbench.Tasks = map[string]featherbench.Task{}
+		for _, t := range tasks {
+			s.Featherbench.Tasks[t.ID] = t
+		}
+	}
+	return s, nil
+}
+
+func isDir(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.IsDir()
+}
+
+func (s *Set) loadFeatherbench(dir string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "results-*.jsonl"))
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: no results-*.jsonl file", dir))
+		return nil
+	}
+	recs, err := featherbench.ReadRecords(files...)
+	if err != nil {
+		return err
+	}
+	if s.Featherbench == nil {
+		s.Featherbench = &Featherbench{}
+	}
+	s.Featherbench.Files = append(s.Featherbench.Files, files...)
+	s.Featherbench.Records = append(s.Featherbench.Records, recs...)
+	return nil
+}
+
+func (s *Set) loadFeatherweight(dir, stamp string) error {
+	data, results, err := featherweight.ReadModelFiles(dir)
+	if err != nil {
+		return err
+	}
+	if len(results) == 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: no %s/*.json model file", dir, featherweight.ModelsDir))
+		return nil
+	}
+	if s.Featherweight == nil {
+		s.Featherweight = &Featherweight{}
+	}
+	s.Featherweight.Runs = append(s.Featherweight.Runs, FeatherweightRun{Dir: dir, Stamp: stamp, Data: data, Results: results})
+	return nil
+}
+
+func (s *Set) loadMicrobench(dir, stamp string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	found := 0
+	for _, f := range files {
+		suite, err := suiteOf(f)
+		if err != nil {
+			return err
+		}
+		if suite != microbench.Name {
+			s.Notes = append(s.Notes, fmt.Sprintf("%s: not a μBench result file (suite %q), skipped", f, suite))
+			continue
+		}
+		r, err := microbench.ReadResult(f)
+		if err != nil {
+			return err
+		}
+		if r.Run == "" {
+			r.Run = stamp
+		}
+		if s.Microbench == nil {
+			s.Microbench = &Microbench{}
+		}
+		s.Microbench.Files = append(s.Microbench.Files, f)
+		s.Microbench.Results = append(s.Microbench.Results, r)
+		found++
+	}
+	if found == 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: no μBench result file", dir))
+	}
+	return nil
+}
+
+// suiteOf reads a JSON file's top-level "suite" field without decoding the
+// rest, so other JSON files in a suite directory can be passed over.
+func suiteOf(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return "", fmt.Errorf("%s: not a JSON object; μBench result files are objects with a \"suite\" field", path)
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return "", fmt.Errorf("%s: %v", path, err)
+		}
+		if k == "suite" {
+			var v string
+			if err := dec.Decode(&v); err != nil {
+				return "", fmt.Errorf("%s: suite: %v", path, err)
+			}
+			return v, nil
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", fmt.Errorf("%s: %v", path, err)
+		}
+	}
+	return "", nil
+}
+
+// Empty reports whether no suite results were found.
+func (s *Set) Empty() bool {
+	return s.Featherbench == nil && s.Featherweight == nil && s.Microbench == nil
+}
+
+// Stamps lists the run stamps (directory names) of the run directories.
+func (s *Set) Stamps() []string {
+	var out []string
+	for _, d := range s.Dirs {
+		b := filepath.Base(d)
+		for _, sub := range []string{FeatherbenchDir, FeatherweightDir, MicrobenchDir} {
+			if b == sub {
+				b = filepath.Base(filepath.Dir(d))
+			}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// Describe is a one-line list of what was read, for page headers.
+func (s *Set) Describe() string {
+	return strings.Join(s.Stamps(), ", ")
+}
