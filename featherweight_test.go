@@ -13,11 +13,13 @@ import (
 
 	"github.com/feather-eval/feather/harness/catalog"
 	"github.com/feather-eval/feather/harness/featherweight"
+	"github.com/feather-eval/feather/harness/gate"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/fake"
 	"github.com/feather-eval/feather/harness/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/options"
 	"github.com/feather-eval/feather/harness/runfilter"
+	"github.com/feather-eval/feather/harness/stats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,24 +31,12 @@ var (
 	optFWStyle   = options.String("fw.style", "both", "Featherweight prompt style: plain, completion or both")
 )
 
-// fwItemChecks run in every item's subtest once its verdict is known, after
-// the strict check. A regression gate appends one that fails the subtest
-// when the baseline has the item correct and this run does not.
-var fwItemChecks []func(t *testing.T, model string, r featherweight.Record)
-
 // fwResults collects this run's Featherweight results, model by model, for
-// the results files and for whatever records baselines at the end of a run.
+// the results files.
 var fwResults struct {
 	mu      sync.Mutex
 	data    featherweight.DataInfo
 	results []featherweight.ModelResult
-}
-
-// featherweightResults returns a copy of every model's records so far.
-func featherweightResults() (featherweight.DataInfo, []featherweight.ModelResult) {
-	fwResults.mu.Lock()
-	defer fwResults.mu.Unlock()
-	return fwResults.data, append([]featherweight.ModelResult(nil), fwResults.results...)
 }
 
 // TestFeatherweight runs Featherweight v1: TestFeatherweight/<model>/<style>/<item-id>.
@@ -68,7 +58,7 @@ func TestFeatherweight(t *testing.T) {
 				return // -run names other items: load nothing
 			}
 			m := openModel(t, e)
-			r := fwEvaluateModel(t, e, m, styles, ds.Items, selected, fwCheckItem)
+			r := fwEvaluateModel(t, e, m, styles, ds.Items, selected, fwCheckItem, fwGate)
 			fwSave(t, ds.Info, r)
 		})
 	}
@@ -92,8 +82,17 @@ func fwCheckItem(t *testing.T, model string, r featherweight.Record) {
 	if *optStrict && !r.Correct {
 		t.Errorf("-strict: %s answered %q, want %s", model, r.Letter, r.Answer)
 	}
-	for _, check := range fwItemChecks {
-		check(t, model, r)
+	// The gate's own strict mode stays off: -strict is enforced just above.
+	gate.Open(t, "featherweight", model+"/"+string(r.Style), *optUpdate, false).Item(t, r.ID, r.Correct)
+}
+
+// fwGate runs a style's gate subtest (TestFeatherweight/<model>/<style>/gate)
+// once its items have run: the score against the baseline's threshold and
+// the paired test on item outcomes, or recording them under -update.
+func fwGate(t *testing.T, model string, st featherweight.Style, recs []featherweight.Record) {
+	for _, s := range featherweight.Summarize([]featherweight.ModelResult{{Model: lm.Info{Key: model}, Records: recs}}) {
+		se := 100 * stats.SEProportion(s.ScorePct/100, s.N)
+		gate.Open(t, "featherweight", model+"/"+string(st), *optUpdate, false).Finish(t, s.ScorePct, se)
 	}
 }
 
@@ -117,7 +116,8 @@ func anyFWItem(styles []featherweight.Style, items []featherweight.Item, selecte
 // fwEvaluateModel asks one model the selected items, one batch per style,
 // and gives every item a subtest decided by check.
 func fwEvaluateModel(t *testing.T, e catalog.Entry, m lm.Model, styles []featherweight.Style, items []featherweight.Item,
-	selected func(featherweight.Style, string) bool, check func(*testing.T, string, featherweight.Record)) featherweight.ModelResult {
+	selected func(featherweight.Style, string) bool, check func(*testing.T, string, featherweight.Record),
+	finish func(*testing.T, string, featherweight.Style, []featherweight.Record)) featherweight.ModelResult {
 	t.Helper()
 	info := m.Info()
 	if info.Key == "" {
@@ -151,6 +151,9 @@ func fwEvaluateModel(t *testing.T, e catalog.Entry, m lm.Model, styles []feather
 			result.Records = append(result.Records, recs...)
 			for _, r := range recs {
 				t.Run(r.ID, func(t *testing.T) { check(t, e.Key, r) })
+			}
+			if finish != nil {
+				finish(t, e.Key, st, recs)
 			}
 		})
 	}
@@ -213,7 +216,7 @@ func TestFWRunFilterCutsWork(t *testing.T) {
 			selected := fwSelected(f, "TestFeatherweight", "m")
 			m := &fake.Model{ModelInfo: lm.Info{Key: "m"}, Reply: fake.Text("A")}
 			if anyFWItem(featherweight.Styles, ds.Items, selected) {
-				fwEvaluateModel(t, catalog.Entry{Key: "m"}, m, featherweight.Styles, ds.Items, selected, func(*testing.T, string, featherweight.Record) {})
+				fwEvaluateModel(t, catalog.Entry{Key: "m"}, m, featherweight.Styles, ds.Items, selected, func(*testing.T, string, featherweight.Record) {}, nil)
 			}
 			calls := m.Calls()
 			assert.Equal(t, tt.batches, calls.Batches)
@@ -339,7 +342,7 @@ func TestFWThroughEndpoints(t *testing.T) {
 	for _, e := range selectModels(t, path, []string{"vllm-chat", "vllm-base", "custom"}) {
 		t.Run(e.Key, func(t *testing.T) {
 			m := openModel(t, e)
-			r := fwEvaluateModel(t, e, m, featherweight.Styles, ds.Items, all, check)
+			r := fwEvaluateModel(t, e, m, featherweight.Styles, ds.Items, all, check, nil)
 			asked[e.Key] = len(r.Records)
 			for _, s := range featherweight.Summarize([]featherweight.ModelResult{r}) {
 				assert.Equal(t, s.N, s.Correct, "%s %s", e.Key, s.Style)

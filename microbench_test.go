@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/backend"
 	"github.com/feather-eval/feather/harness/catalog"
+	"github.com/feather-eval/feather/harness/gate"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/fake"
 	"github.com/feather-eval/feather/harness/microbench"
@@ -33,24 +35,11 @@ var (
 // mbData holds the hand-written items and bits-per-byte documents.
 const mbData = "testdata/microbench"
 
-// mbItemChecks run in every μBench item's subtest once its outcome is
-// known, after the strict check. A regression gate appends one that fails
-// the subtest when the baseline has the item (rec.Task+"/"+rec.ID, the key
-// of Result.Outcomes) correct and this run does not.
-var mbItemChecks []func(t *testing.T, model string, rec microbench.ItemRecord)
-
 // mbResults collects this run's μBench results, model by model, for the
-// leaderboard and for whatever records baselines at the end of a run.
+// leaderboard.
 var mbResults struct {
 	mu      sync.Mutex
 	results []*microbench.Result
-}
-
-// microbenchResults returns every model's result so far.
-func microbenchResults() []*microbench.Result {
-	mbResults.mu.Lock()
-	defer mbResults.mu.Unlock()
-	return append([]*microbench.Result(nil), mbResults.results...)
 }
 
 var mbTasks = sync.OnceValues(func() ([]*microbench.Task, error) {
@@ -92,6 +81,7 @@ func TestMicrobench(t *testing.T) {
 				fmt.Print(microbench.LevelsTable(res))
 			}
 			mbItemSubtests(t, e.Key, tasks, res, selected)
+			mbGate(t, e.Key, res)
 		})
 	}
 }
@@ -222,9 +212,20 @@ func mbCheckItem(t *testing.T, model string, rec microbench.ItemRecord) {
 	if *optStrict && !rec.Correct {
 		t.Errorf("-strict: %s chose %q, want %q", model, pred.Text, gold.Text)
 	}
-	for _, check := range mbItemChecks {
-		check(t, model, rec)
+	// The gate's own strict mode stays off: -strict is enforced just above.
+	gate.Open(t, "microbench", model, *optUpdate, false).Item(t, rec.Task+"/"+rec.ID, rec.Correct)
+}
+
+// mbGate runs the model's gate subtest (TestMicrobench/<model>/gate): the
+// index against the baseline's threshold and the paired test on item
+// outcomes, or recording them under -update. A run that -run cut short has
+// no index (NaN), so only its items are checked.
+func mbGate(t *testing.T, model string, res *microbench.Result) {
+	score, se := math.NaN(), 0.0
+	if res.Index != nil && res.StandardErrors.Index != nil {
+		score, se = *res.Index, *res.StandardErrors.Index
 	}
+	gate.Open(t, "microbench", model, *optUpdate, false).Finish(t, score, se)
 }
 
 func mbCheckDocument(t *testing.T, d microbench.DocumentRecord) {
