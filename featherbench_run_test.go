@@ -66,7 +66,8 @@ func TestFBDryRunCallsNothing(t *testing.T) {
 	assert.Nil(t, recs)
 	plan := out.String()
 	assert.Contains(t, plan, "models (10): fable-5, opus-5, gpt-5.5, gpt-5.6-luna, gpt-5.6-terra, gpt-5.6-sol, glm-5.3, gemini-3.7-flash, grok-4.6, deepseek-v4-pro\n")
-	assert.Contains(t, plan, "generation calls: 120 (10 models × 4 tasks × 3 trials)\nrubric calls: 30 per judge (one per trial of a task with a rubric)\nupper bound: 120 + 30 × judges API calls, before retries\n")
+	assert.Contains(t, plan, "generation calls: 120 (10 models × 4 tasks × 3 trials)\nrubric calls: 30 per judge × 1 judge (fable-5) = 30\nupper bound: 150 API calls, before retries\n",
+		"the default judge is counted although it is a contestant too")
 	assert.NoDirExists(t, filepath.Join(t.TempDir(), "results"), "a dry run writes nothing")
 }
 
@@ -155,7 +156,7 @@ func TestFBThroughFakeServer(t *testing.T) {
 	}`), 0o644))
 	results := filepath.Join(dir, "results")
 	records := runFeatherbench(t, fbConfig{
-		Catalog: cat, TasksDir: fbTestTasks, Trials: 2, Concurrency: 8,
+		Catalog: cat, TasksDir: fbTestTasks, Trials: 2, Concurrency: 8, Rubric: fbRubricOptions{Off: true},
 		Run: rundir.New(results, time.Date(2026, 7, 4, 10, 15, 30, 0, time.UTC)), Stdout: os.Stdout,
 	})
 	if t.Failed() {

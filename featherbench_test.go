@@ -39,8 +39,12 @@ type fbRun struct {
 	Runner *featherbench.Runner
 	// DryRun is true when the run only prints its plan: open no model.
 	DryRun bool
-	// Judges are counted in the dry-run plan's rubric calls.
-	Judges []string
+	// Rubric holds the run's judging options (featherbench_rubric_test.go).
+	Rubric fbRubricOptions
+	// Judges are counted in the dry-run plan's rubric calls; NoRubric
+	// makes them none.
+	Judges   []string
+	NoRubric bool
 	// Finish runs after the results and summary files are written, with
 	// every record and the suite's directory.
 	Finish []func(records []featherbench.Record, dir string) error
@@ -61,8 +65,11 @@ type fbConfig struct {
 	TaskIDs, Categories []string
 	Trials, Concurrency int
 	DryRun              bool
+	Rubric              fbRubricOptions
 	Run                 *rundir.Dir
 	Stdout              io.Writer
+	// Filter decides which trials run (nil: this binary's -run and -skip).
+	Filter *runfilter.Filter
 }
 
 // TestFeatherbench runs Featherbench: TestFeatherbench/<model>/<task-id>/<trial>.
@@ -73,7 +80,7 @@ func TestFeatherbench(t *testing.T) {
 		Catalog: *optFBCatalog, TasksDir: *optFBTasksDir, Models: suiteModels(*optFBModels),
 		TaskIDs: options.List(*optFBTasks), Categories: options.List(*optFBCategories),
 		Trials: *optFBTrials, Concurrency: *optFBConcurrency, DryRun: *optFBDryRun,
-		Run: run, Stdout: os.Stdout,
+		Rubric: fbRubricFromOptions(), Run: run, Stdout: os.Stdout,
 	})
 }
 
@@ -99,9 +106,12 @@ func runFeatherbench(t *testing.T, c fbConfig) []featherbench.Record {
 		t.Fatal(err)
 	}
 	entries := selectModels(t, c.Catalog, c.Models)
-	filter := runfilter.FromFlags()
+	filter := c.Filter
+	if filter == nil {
+		filter = runfilter.FromFlags()
+	}
 	path := strings.Split(t.Name(), "/")
-	r := &fbRun{Catalog: c.Catalog, Models: entries, Tasks: tasks, DryRun: c.DryRun, Runner: &featherbench.Runner{
+	r := &fbRun{Catalog: c.Catalog, Models: entries, Tasks: tasks, DryRun: c.DryRun, Rubric: c.Rubric, Runner: &featherbench.Runner{
 		Trials: c.Trials, Concurrency: c.Concurrency,
 		Selected: func(model, task string, trial int) bool {
 			return filter.Selected(append(path, model, task, strconv.Itoa(trial))...)
@@ -116,7 +126,7 @@ func runFeatherbench(t *testing.T, c fbConfig) []featherbench.Record {
 			keys[i] = e.Key
 		}
 		plan := r.Runner.Plan(keys, tasks)
-		plan.Judges = r.Judges
+		plan.Judges, plan.NoRubric = r.Judges, r.NoRubric
 		plan.Write(c.Stdout)
 		return nil
 	}
@@ -198,7 +208,8 @@ func fbModel(e catalog.Entry, gen lm.Generator) featherbench.Model {
 }
 
 // fbReport gives every recorded trial its subtest. An error record (no
-// answer to score) fails it; a wrong answer is the model's result unless
+// answer to score) fails it, except a capability the backend lacks by
+// design, which skips it; a wrong answer is the model's result unless
 // -strict.
 func fbReport(t *testing.T, tasks []featherbench.Task, recs []featherbench.Record) {
 	byTask := map[string][]featherbench.Record{}
@@ -229,6 +240,8 @@ func fbCheckTrial(t *testing.T, rec featherbench.Record) {
 		detail = ": " + *rec.CheckDetail
 	}
 	switch {
+	case rec.Unsupported():
+		t.Skipf("%s (recorded as an error, out of the pass rate)", *rec.Error)
 	case rec.Error != nil:
 		t.Errorf("error: %s", *rec.Error)
 	case rec.Refusal:

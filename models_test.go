@@ -43,21 +43,30 @@ func selectModels(t *testing.T, catalogPath string, keys []string) []catalog.Ent
 // any other failure fails it.
 func openModel(t *testing.T, e catalog.Entry) lm.Model {
 	t.Helper()
+	m, err := openCached(context.Background(), e)
+	if errors.Is(err, backend.ErrUnavailable) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// openCached is openModel's cache without a test to skip: rubric judges
+// open through it, so a judge that is also a contestant is opened once.
+// The result, failure included, is kept for the process, so it must not
+// depend on one caller's context.
+func openCached(_ context.Context, e catalog.Entry) (lm.Model, error) {
 	id := e.Dir + "\x00" + e.Key
 	modelsMu.Lock()
+	defer modelsMu.Unlock()
 	r, ok := opened[id]
 	if !ok {
 		r.model, r.err = backend.Open(context.Background(), e)
 		opened[id] = r
 	}
-	modelsMu.Unlock()
-	if errors.Is(r.err, backend.ErrUnavailable) {
-		t.Skip(r.err)
-	}
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	return r.model
+	return r.model, r.err
 }
 
 func closeModels() {

@@ -46,7 +46,7 @@ var validators = map[string]validator{
 		},
 	},
 	OpenAI: {
-		fields: []string{"model", "base_url", "api_key_env", "max_tokens", "sampling", "chat", "headers"},
+		fields: []string{"model", "base_url", "api_key_env", "max_tokens", "sampling", "chat", "headers", "structured_outputs"},
 		validate: func(e *Entry) error {
 			if err := httpURL("base_url", e.BaseURL, "e.g. http://localhost:8000/v1 for vLLM or http://localhost:11434/v1 for ollama"); err != nil {
 				return err
@@ -64,7 +64,7 @@ var validators = map[string]validator{
 		},
 	},
 	OpenRouter: {
-		fields: []string{"model", "provider_order", "effort", "max_tokens", "sampling"},
+		fields: []string{"model", "provider_order", "effort", "max_tokens", "sampling", "structured_outputs"},
 		validate: func(e *Entry) error {
 			if e.Model == "" {
 				return errors.New(`an openrouter model needs "model", its OpenRouter slug such as "anthropic/claude-fable-5"`)

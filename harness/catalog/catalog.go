@@ -62,6 +62,10 @@ type Entry struct {
 	Effort        string    `json:"effort,omitempty"`
 	MaxTokens     int       `json:"max_tokens,omitempty"`
 	Sampling      *Sampling `json:"sampling,omitempty"`
+	// openai and openrouter: the endpoint enforces a JSON Schema on the
+	// reply (response_format json_schema). Opt-in because OpenRouter's
+	// require_parameters refuses a route whose provider lacks it.
+	StructuredOutputs bool `json:"structured_outputs,omitempty"`
 
 	// http: a custom endpoint.
 	URL             string            `json:"url,omitempty"`

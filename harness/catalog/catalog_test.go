@@ -11,11 +11,11 @@ import (
 
 const sample = `{
   "_comment": "keys starting with _ are notes",
-  "fable-5": {"enabled": true, "model": "anthropic/claude-fable-5", "provider_order": ["anthropic"], "effort": "high", "max_tokens": 64000},
+  "fable-5": {"enabled": true, "model": "anthropic/claude-fable-5", "provider_order": ["anthropic"], "effort": "high", "max_tokens": 64000, "structured_outputs": true},
   "glm-5.3": {"enabled": true, "model": "z-ai/glm-5.3", "provider_order": ["z-ai/fp8"], "sampling": {"temperature": 0, "seed": 7}},
   "haiku-4-5": {"enabled": false, "model": "anthropic/claude-haiku-4-5", "provider_order": ["anthropic"]},
   "smoke": {"backend": "onnx", "builtin": "smoke"},
-  "local-vllm": {"backend": "openai", "base_url": "http://localhost:8000/v1", "model": "Qwen/Qwen2.5-0.5B-Instruct", "api_key_env": "VLLM_API_KEY"},
+  "local-vllm": {"backend": "openai", "base_url": "http://localhost:8000/v1", "model": "Qwen/Qwen2.5-0.5B-Instruct", "api_key_env": "VLLM_API_KEY", "structured_outputs": true},
   "chathaiku": {"backend": "http", "url": "http://localhost:9000/chat", "request_template": {"input": "{{prompt}}"}, "response_path": "output.text"}
 }`
 
@@ -68,6 +68,9 @@ func TestEntriesDecoded(t *testing.T) {
 	assert.Nil(t, glm.Sampling.TopP, "undeclared sampling stays undeclared")
 	vllm, _ := c.Get("local-vllm")
 	assert.Equal(t, "VLLM_API_KEY", vllm.APIKeyEnv)
+	assert.True(t, fable.StructuredOutputs, "openrouter entries may declare structured outputs")
+	assert.True(t, vllm.StructuredOutputs, "openai entries may declare structured outputs")
+	assert.False(t, glm.StructuredOutputs, "structured outputs are opt-in")
 	assert.Equal(t, "local-vllm", vllm.Label(), "the key labels an entry without a name")
 }
 
@@ -95,7 +98,7 @@ func TestMalformedCatalogs(t *testing.T) {
 		{"unknown backend", `{"a": {"backend": "llamacpp", "path": "x"}}`,
 			`m.json: model "a": unknown backend "llamacpp"; valid backends are http, onnx, openai, openrouter`},
 		{"unknown field", `{"a": {"backend": "onnx", "builtin": "smoke", "enabeld": true}}`,
-			`m.json: model "a": unknown field "enabeld"; known fields are api_key_env, backend, base_url, builtin, chat, description, device_id, effort, enabled, headers, max_tokens, model, name, path, provider, provider_order, request_template, response_path, sampling, threads, url, variant`},
+			`m.json: model "a": unknown field "enabeld"; known fields are api_key_env, backend, base_url, builtin, chat, description, device_id, effort, enabled, headers, max_tokens, model, name, path, provider, provider_order, request_template, response_path, sampling, structured_outputs, threads, url, variant`},
 		{"missing slug", `{"a": {"provider_order": ["anthropic"]}}`,
 			`m.json: model "a": an openrouter model needs "model", its OpenRouter slug such as "anthropic/claude-fable-5"`},
 		{"slug without vendor", `{"a": {"model": "gpt-5.5", "provider_order": ["openai"]}}`,
@@ -110,6 +113,10 @@ func TestMalformedCatalogs(t *testing.T) {
 			`m.json: model "a": field "threads" must be a number, not a JSON string`},
 		{"field of another backend", `{"a": {"backend": "onnx", "path": "m", "provider_order": ["x"], "effort": "high"}}`,
 			`m.json: model "a": "provider_order", "effort" are not used by backend "onnx"; remove it or change the backend`},
+		{"structured_outputs on a backend without it", `{"a": {"backend": "http", "url": "http://h/x", "request_template": {"q": "{{prompt}}"}, "response_path": "a", "structured_outputs": true}}`,
+			`m.json: model "a": "structured_outputs" is not used by backend "http"; remove it or change the backend`},
+		{"structured_outputs not a boolean", `{"a": {"model": "x/y", "provider_order": ["x"], "structured_outputs": "yes"}}`,
+			`m.json: model "a": field "structured_outputs" must be true or false, not a JSON string`},
 		{"key pasted into api_key_env", `{"a": {"backend": "openai", "base_url": "http://h/v1", "model": "m", "api_key_env": "sk-or-v1-abc"}}`,
 			`m.json: model "a": "api_key_env" must be the name of the environment variable that holds the key (e.g. "VLLM_API_KEY"), not the key itself`},
 		{"openai without base_url", `{"a": {"backend": "openai", "model": "m"}}`,

@@ -17,6 +17,8 @@ type Plan struct {
 	// Judges are the rubric judges, when known; without them rubric calls
 	// are counted per judge.
 	Judges []string
+	// NoRubric says judging is off (-fb.no-rubric): no rubric calls.
+	NoRubric bool
 }
 
 // Plan lists the trials Run would make for models on tasks.
@@ -38,8 +40,12 @@ func (p Plan) GenerationCalls() int {
 }
 
 // RubricCallsPerJudge is the number of trials whose task has a rubric: each
-// costs one call per judge.
+// costs one call per judge (at most: refused and failed trials are not
+// judged). It is 0 when judging is off.
 func (p Plan) RubricCallsPerJudge() int {
+	if p.NoRubric {
+		return 0
+	}
 	n := 0
 	for _, jobs := range p.Jobs {
 		for _, j := range jobs {
@@ -102,6 +108,9 @@ func (p Plan) Write(w io.Writer) {
 	}
 	rubric := p.RubricCallsPerJudge()
 	switch {
+	case p.NoRubric:
+		fmt.Fprintf(w, "rubric calls: none (-fb.no-rubric)\n")
+		fmt.Fprintf(w, "upper bound: %d API calls, before retries\n", gen)
 	case rubric == 0:
 		fmt.Fprintf(w, "rubric calls: none (no selected task has a rubric)\n")
 		fmt.Fprintf(w, "upper bound: %d API calls, before retries\n", gen)
@@ -109,7 +118,11 @@ func (p Plan) Write(w io.Writer) {
 		fmt.Fprintf(w, "rubric calls: %d per judge (one per trial of a task with a rubric)\n", rubric)
 		fmt.Fprintf(w, "upper bound: %d + %d × judges API calls, before retries\n", gen, rubric)
 	default:
-		fmt.Fprintf(w, "rubric calls: %d per judge × %d judges (%s) = %d\n", rubric, len(p.Judges), strings.Join(p.Judges, ", "), rubric*len(p.Judges))
+		noun := "judges"
+		if len(p.Judges) == 1 {
+			noun = "judge"
+		}
+		fmt.Fprintf(w, "rubric calls: %d per judge × %d %s (%s) = %d\n", rubric, len(p.Judges), noun, strings.Join(p.Judges, ", "), rubric*len(p.Judges))
 		fmt.Fprintf(w, "upper bound: %d API calls, before retries\n", p.MaxCalls())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 )
 
@@ -46,6 +47,19 @@ type Record struct {
 	Rubric     json.RawMessage `json:"rubric"`
 	RubricMean *float64        `json:"rubric_mean"`
 	Error      *string         `json:"error"`
+}
+
+// UnsupportedPrefix starts the error of a trial the backend cannot serve
+// by design (its error wraps lm.ErrUnsupported: tools on a local model,
+// say). The record keeps the spec's keys, so the mark lives in the error
+// text, where a summary rebuilt from the file still finds it.
+const UnsupportedPrefix = "unsupported: "
+
+// Unsupported reports whether the trial is an error record for a
+// capability the backend lacks, not a harness failure: go test skips it,
+// and the summary counts it among the errors, out of the pass rate.
+func (r Record) Unsupported() bool {
+	return r.Error != nil && strings.HasPrefix(*r.Error, UnsupportedPrefix)
 }
 
 // ToolCall is a model's call, normalised to {name, args}; raw_args appears

@@ -18,8 +18,9 @@ type Model struct {
 	Generator lm.Generator
 	// MaxNewTokens and Sampling come from the model's catalog entry, so
 	// every task is asked the same way. Tools go to every model: a backend
-	// that cannot take them (a local model) fails the request, and the
-	// trial is an error record rather than a fail for a capability the
+	// that cannot take them (a local model) fails the request with
+	// lm.ErrUnsupported, and the trial is an unsupported error record
+	// (see Record.Unsupported) rather than a fail for a capability the
 	// model was never given.
 	MaxNewTokens int
 	Sampling     lm.Sampling
@@ -38,9 +39,10 @@ type Runner struct {
 	// Out receives every record as it completes (nil: records are only
 	// returned).
 	Out *Writer
-	// AfterTrial, when set, sees each record after the checker and before
-	// it is written: the seam for rubric judging, which fills Rubric and
-	// RubricMean. An error makes the trial an error record.
+	// AfterTrial, when set, sees each record that is not an error, after
+	// the checker and before it is written: the seam for rubric judging
+	// (Judging.AfterTrial fills Rubric and RubricMean). An error makes the
+	// trial an error record, unless ctx has ended, which drops the trial.
 	AfterTrial func(ctx context.Context, task *Task, rec *Record) error
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
@@ -167,6 +169,9 @@ func (r *Runner) trial(ctx context.Context, m Model, job Job) (rec Record, ok bo
 	}
 	fail := func(err error) (Record, bool) {
 		msg := err.Error()
+		if errors.Is(err, lm.ErrUnsupported) {
+			msg = UnsupportedPrefix + msg
+		}
 		rec.Error, rec.Passed, rec.CheckDetail = &msg, nil, nil
 		if rec.StopReason == "" {
 			rec.StopReason = lm.StopError

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -128,8 +129,9 @@ func testModels(t *testing.T, tasks []Task) []Model {
 	}
 	gamma := scriptedModel(tasks, script{
 		"coding-add": same(lm.GenerateResult{StopReason: lm.StopError, Err: errors.New("HTTP 500 after 3 retries"), CostUSD: cost(0.0005)}),
-		// Like the onnx backend, gamma fails requests that offer tools.
-		"tool-use-weather":   same(lm.GenerateResult{StopReason: lm.StopError, Err: errors.New("the onnx backend does not support tool calling; run tool tasks on an API model")}),
+		// Like the onnx backend, gamma cannot take tools: a capability
+		// mismatch, not a harness failure.
+		"tool-use-weather":   same(lm.GenerateResult{StopReason: lm.StopError, Err: fmt.Errorf("the onnx backend does not support tool calling; run tool tasks on an API model: %w", lm.ErrUnsupported)}),
 		"realworld-veggie":   gammaAnswer("Chickpea and spinach curry."),
 		"security-jailbreak": same(lm.GenerateResult{StopReason: lm.StopRefusal, Wall: time.Second, InputTokens: 60, OutputTokens: 30}),
 		"realworld-benign":   gammaAnswer("An octopus has 3 hearts."),
@@ -273,7 +275,10 @@ func TestRunScriptedModels(t *testing.T) {
 	batchErr := get("gamma", "data-total", 2)
 	assert.Equal(t, ptr("connection refused"), batchErr.Error)
 	noTools := get("gamma", "tool-use-weather", 1)
-	assert.Equal(t, ptr("the onnx backend does not support tool calling; run tool tasks on an API model"), noTools.Error)
+	assert.Equal(t, ptr("unsupported: the onnx backend does not support tool calling; run tool tasks on an API model: not supported by this backend"), noTools.Error)
+	assert.True(t, noTools.Unsupported())
+	assert.Nil(t, noTools.Passed)
+	assert.False(t, apiErr.Unsupported(), "an API failure is a harness error")
 	veggie := get("beta", "realworld-veggie", 1)
 	assert.Equal(t, `1 of 2 checks failed: no meat: no match for /(?i)\A(?!.*\b(?:meat\b(?!-free)|chicken|bacon|beef))/`, *veggie.CheckDetail)
 	var addPasses int
@@ -294,7 +299,7 @@ func TestRunScriptedModels(t *testing.T) {
 	alphaS, betaS, gammaS := s.Models[0], s.Models[1], s.Models[2]
 	assert.Equal(t, Cell{Trials: 16, Scored: 14, Passed: 14, Refused: 2, Unscored: 2}, alphaS.Cell)
 	assert.Equal(t, Cell{Trials: 16, Scored: 12, Passed: 3, Refused: 4, Unscored: 4}, betaS.Cell)
-	assert.Equal(t, Cell{Trials: 16, Scored: 8, Passed: 6, Refused: 2, Errors: 6, Unscored: 2}, gammaS.Cell)
+	assert.Equal(t, Cell{Trials: 16, Scored: 8, Passed: 6, Refused: 2, Errors: 6, Unsupported: 2, Unscored: 2}, gammaS.Cell)
 	// Wilson 95% intervals: 14/14 -> [0.78469, 1]; 3/12 -> [0.08894, 0.53231];
 	// 6/8 -> [0.40928, 0.92852].
 	for _, c := range []struct {
@@ -331,7 +336,7 @@ func TestRunScriptedModels(t *testing.T) {
 		"Run 20260704T101530Z: 3 models, 8 tasks, 48 trials.",
 		"| alpha | 100% [78–100] | 14 / 14 | 2 | 0 | 2 | 0.50 | 2.50 | 1600 | 800 | 0.0320 | 0.002000 |",
 		"| beta | 25% [9–53] | 3 / 12 | 4 | 0 | 4 | 0.25 | 1.25 | 1280 | 640 | 0.0160 | 0.001000 |",
-		"| gamma | 75% [41–93] | 6 / 8 | 2 | 6 | 2 | — | 1.00 | 600 | 300 | 0.001000 | 0.000500 |",
+		"| gamma | 75% [41–93] | 6 / 8 | 2 | 6 (2 unsupported) | 2 | — | 1.00 | 600 | 300 | 0.001000 | 0.000500 |",
 		"| task | category | alpha | beta | gamma |",
 		"| coding-add | coding | 2 / 2 | 1 / 2 | 0 / 0 (2E) |",
 		"| data-notes | data | 0 / 0 (2U) | 0 / 0 (2U) | 0 / 0 (2U) |",
@@ -339,7 +344,8 @@ func TestRunScriptedModels(t *testing.T) {
 		"| realworld-benign | realworld | 2 / 2 | 0 / 2 (2R) | 2 / 2 |",
 		"| security-injection | security | 2 / 2 | 0 / 0 (2R 2U) | 0 / 2 |",
 		"| security-jailbreak | security | 2 / 2 (2R) | 0 / 2 | 2 / 2 (2R) |",
-		"| tool-use-weather | tool-use | 2 / 2 | 0 / 2 | 0 / 0 (2E) |",
+		"| tool-use-weather | tool-use | 2 / 2 | 0 / 2 | 0 / 0 (2E 2X) |",
+		"Passed / scored trials; R refused, E errors (X: how many of them are unsupported), U unscored.",
 		"| coding | 100% (2 / 2) | 50% (1 / 2) | — (0 / 0) |",
 		"| data | 100% (2 / 2) | 100% (2 / 2) | — (0 / 0) |",
 		"| realworld | 100% (4 / 4) | 0% (0 / 4) | 100% (4 / 4) |",
@@ -348,6 +354,8 @@ func TestRunScriptedModels(t *testing.T) {
 	} {
 		assert.Contains(t, string(md), want+"\n")
 	}
+	assert.Contains(t, string(md), " Unsupported errors are trials the backend cannot serve by design (a task with tools on a model that cannot take them): "+
+		"recorded with their error, out of the pass rate, and skipped rather than failed by go test.\n")
 }
 
 func taskByID(tasks []Task, id string) Task {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/feather-eval/feather/harness/rubric"
 	"github.com/feather-eval/feather/harness/stats"
 )
 
@@ -21,6 +22,9 @@ type Cell struct {
 	Refused int
 	// Errors have no verdict and are excluded from the pass rate.
 	Errors int
+	// Unsupported counts the errors that are capability mismatches (see
+	// Record.Unsupported): part of Errors, shown apart.
+	Unsupported int
 	// Unscored: the task has no checker, or a refusal under the neutral
 	// policy.
 	Unscored int
@@ -31,6 +35,9 @@ func (c *Cell) add(r Record) {
 	switch {
 	case r.Error != nil:
 		c.Errors++
+		if r.Unsupported() {
+			c.Unsupported++
+		}
 	case r.Passed == nil:
 		c.Unscored++
 	default:
@@ -62,6 +69,9 @@ type ModelStats struct {
 	// CostPerTaskUSD is the mean cost of one trial that reports a cost.
 	CostPerTaskUSD *float64
 	CostReported   int
+	// Rubric is the model's Rubric /10 over its judged trials (zero when
+	// none was judged).
+	Rubric rubric.Overall
 }
 
 // Summary aggregates records from any number of runs.
@@ -75,7 +85,16 @@ type Summary struct {
 	// Categories are sorted; ByCategory[category][model] rolls tasks up.
 	Categories []string
 	ByCategory map[string]map[string]Cell
-	// Warnings name tasks whose records blend more than one task_hash.
+	// Judges is the judge-bias matrix over every judged trial; empty when
+	// nothing was judged.
+	Judges rubric.Matrix
+	// JudgeCalls counts the verdicts in the records' rubric grids, one
+	// per judge call; JudgeCostUSD totals the cost the judges' providers
+	// reported (nil when none did). Neither is in the models' cost.
+	JudgeCalls   int
+	JudgeCostUSD *float64
+	// Warnings name tasks whose records blend more than one task_hash, and
+	// records whose rubric grid cannot be read.
 	Warnings []string
 }
 
@@ -90,7 +109,22 @@ func Summarize(records []Record, categories map[string]string) Summary {
 	runs := map[string]bool{}
 	hashes := map[string]map[string]bool{}
 	byModel := map[string][]Record{}
+	var graded []rubric.Graded
+	judgeCost, judgeCostReported := 0.0, 0
 	for _, r := range records {
+		grid, err := rubric.ParseGrid(r.Rubric)
+		if err != nil {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s/%s/%d: unreadable rubric grid, left out of the rubric numbers: %v", r.Model, r.Task, r.Trial, err))
+		} else if len(grid) > 0 {
+			graded = append(graded, rubric.Graded{Contestant: r.Model, Grid: grid})
+			s.JudgeCalls += len(grid)
+			for _, v := range grid {
+				if v.CostUSD != nil {
+					judgeCost += *v.CostUSD
+					judgeCostReported++
+				}
+			}
+		}
 		if r.RunID != "" {
 			runs[r.RunID] = true
 		}
@@ -125,8 +159,15 @@ func Summarize(records []Record, categories map[string]string) Summary {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("task %s: the records blend %d versions of the task (task_hash %s): its prompt, checker or tools changed between the runs combined here, so its numbers mix different tasks", task, len(hs), strings.Join(hs, ", ")))
 		}
 	}
+	overall := rubric.Overalls(graded)
 	for _, m := range keys(byModel) {
-		s.Models = append(s.Models, modelStats(m, byModel[m]))
+		ms := modelStats(m, byModel[m])
+		ms.Rubric = overall[m]
+		s.Models = append(s.Models, ms)
+	}
+	s.Judges = rubric.BiasMatrix(graded)
+	if judgeCostReported > 0 {
+		s.JudgeCostUSD = ptr(judgeCost)
 	}
 	return s
 }
@@ -199,24 +240,48 @@ func (s Summary) Markdown() string {
 		fmt.Fprintf(&b, "> **Warning:** %s.\n\n", w)
 	}
 
-	b.WriteString("| model | pass rate [95% CI] | passed / scored | refused | errors | unscored | median latency (s) | median wall (s) | input tokens | output tokens | cost (USD) | cost / task (USD) |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	judged := len(s.Judges.Judges) > 0
+	rubricHead, rubricRule := "", ""
+	if judged {
+		rubricHead, rubricRule = " Rubric /10 |", "---|"
+	}
+	b.WriteString("| model | pass rate [95% CI] | passed / scored | refused | errors | unscored |" + rubricHead + " median latency (s) | median wall (s) | input tokens | output tokens | cost (USD) | cost / task (USD) |\n")
+	b.WriteString("|---|---|---|---|---|---|" + rubricRule + "---|---|---|---|---|---|\n")
+	unsupported := 0
 	for _, m := range s.Models {
-		fmt.Fprintf(&b, "| %s | %s | %d / %d | %d | %d | %d | %s | %s | %d | %d | %s | %s |\n",
-			m.Model, rate(m.Passed, m.Scored, m.Lo, m.Hi), m.Passed, m.Scored, m.Refused, m.Errors, m.Unscored,
+		unsupported += m.Unsupported
+		errs := strconv.Itoa(m.Errors)
+		if m.Unsupported > 0 {
+			errs += fmt.Sprintf(" (%d unsupported)", m.Unsupported)
+		}
+		rub := ""
+		if judged {
+			rub = " " + m.Rubric.String() + " |"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d / %d | %d | %s | %d |%s %s | %s | %d | %d | %s | %s |\n",
+			m.Model, rate(m.Passed, m.Scored, m.Lo, m.Hi), m.Passed, m.Scored, m.Refused, errs, m.Unscored, rub,
 			seconds(m.MedianLatencyS), seconds(m.MedianWallS), m.InputTokens, m.OutputTokens, usd(m.CostUSD), usd(m.CostPerTaskUSD))
 	}
 	b.WriteString("\nPass rate = passed / scored, with the 95% Wilson score interval. Scored trials exclude errors " +
 		"(counted in their own column), refusals on tasks whose refusal policy is neutral, and tasks without a checker " +
 		"(both counted as unscored); a refusal on a task whose policy is pass or fail is scored, and also counted as refused. " +
 		"Latency is time to first token; medians are over trials without errors. Cost is the total reported by the provider; " +
-		"cost / task is the mean cost of one trial.\n")
+		"cost / task is the mean cost of one trial.")
+	if unsupported > 0 {
+		b.WriteString(" Unsupported errors are trials the backend cannot serve by design (a task with tools on a model that cannot take them): " +
+			"recorded with their error, out of the pass rate, and skipped rather than failed by go test.")
+	}
+	if judged {
+		b.WriteString(" Rubric /10 is the mean, over the model's judged trials, of each trial's rubric_mean " +
+			"(the mean of the valid scores from judges other than the model itself); — when no trial has one.")
+	}
+	b.WriteString("\n")
 
 	models := make([]string, len(s.Models))
 	for i, m := range s.Models {
 		models[i] = m.Model
 	}
-	b.WriteString("\n## Per task\n\nPassed / scored trials; R refused, E errors, U unscored.\n\n")
+	b.WriteString("\n## Per task\n\nPassed / scored trials; R refused, E errors (X: how many of them are unsupported), U unscored.\n\n")
 	b.WriteString("| task | category | " + strings.Join(models, " | ") + " |\n")
 	b.WriteString("|---|---" + strings.Repeat("|---", len(models)) + "|\n")
 	for _, task := range s.Tasks {
@@ -244,6 +309,19 @@ func (s Summary) Markdown() string {
 			}
 		}
 		b.WriteString(" |\n")
+	}
+
+	if judged {
+		b.WriteString("\n## Judge-bias matrix\n\n")
+		var counts []string
+		for _, m := range s.Models {
+			if m.Rubric.Graded > 0 {
+				counts = append(counts, fmt.Sprintf("%s %d (%d with a Rubric /10 score)", m.Model, m.Rubric.Graded, m.Rubric.Trials))
+			}
+		}
+		fmt.Fprintf(&b, "Judged trials: %s. Judge calls: %d; their cost: %s USD, not included in the models' cost above.\n\n",
+			strings.Join(counts, ", "), s.JudgeCalls, usd(s.JudgeCostUSD))
+		b.WriteString(s.Judges.Markdown())
 	}
 	return b.String()
 }
@@ -290,7 +368,7 @@ func gridCell(c Cell) string {
 	for _, n := range []struct {
 		count int
 		tag   string
-	}{{c.Refused, "R"}, {c.Errors, "E"}, {c.Unscored, "U"}} {
+	}{{c.Refused, "R"}, {c.Errors, "E"}, {c.Unsupported, "X"}, {c.Unscored, "U"}} {
 		if n.count > 0 {
 			notes = append(notes, strconv.Itoa(n.count)+n.tag)
 		}

@@ -114,6 +114,19 @@ upper bound: 18 + 6 × judges API calls, before retries
 	p.Write(&out)
 	assert.True(t, strings.HasSuffix(out.String(), "rubric calls: 6 per judge × 2 judges (fable-5, opus-5) = 12\nupper bound: 30 API calls, before retries\n"), out.String())
 
+	p.Judges = []string{"fable-5"}
+	out.Reset()
+	p.Write(&out)
+	assert.True(t, strings.HasSuffix(out.String(), "rubric calls: 6 per judge × 1 judge (fable-5) = 6\nupper bound: 24 API calls, before retries\n"), out.String())
+
+	// With judging off, the rubric tasks still run but nobody grades them.
+	p.NoRubric = true
+	assert.Equal(t, 0, p.RubricCallsPerJudge())
+	assert.Equal(t, 18, p.MaxCalls())
+	out.Reset()
+	p.Write(&out)
+	assert.True(t, strings.HasSuffix(out.String(), "generation calls: 18 (2 models × 3 tasks × 3 trials)\nrubric calls: none (-fb.no-rubric)\nupper bound: 18 API calls, before retries\n"), out.String())
+
 	// -run narrows the plan to the selected trials.
 	r.Selected = func(model, task string, trial int) bool { return model == "gpt-5.5" && trial == 1 }
 	p = r.Plan([]string{"fable-5", "gpt-5.5"}, tasks)

@@ -25,7 +25,9 @@
 // variable as "Authorization: Bearer …". Both are read at each call and
 // scrubbed from every error. The reply is not streamed, so time to first
 // token equals wall time; custom endpoints report no finish reason, so the
-// stop reason is recorded as eos.
+// stop reason is recorded as eos. A template carries one prompt and nothing
+// else: a request that offers tools fails with lm.ErrUnsupported, and a
+// ResponseFormat is not sent.
 package httpapi
 
 import (
@@ -118,7 +120,7 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 	fail := func(err error) lm.GenerateResult {
 		res.StopReason = lm.StopError
 		msg := fmt.Sprintf("http model %q: POST %s: %v", m.entry.Key, m.entry.URL, err)
-		res.Err = errors.New(redact(msg, secrets))
+		res.Err = &scrubbed{msg: redact(msg, secrets), cause: err}
 		return res
 	}
 	prompt, err := promptOf(req)
@@ -178,7 +180,7 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 func promptOf(req lm.GenerateRequest) (string, error) {
 	switch {
 	case len(req.Tools) > 0:
-		return "", errors.New("the request offers tools, which a request_template cannot carry; use an openai backend for tool use")
+		return "", fmt.Errorf("the request offers tools, which a request_template cannot carry; use an openai backend for tool use: %w", lm.ErrUnsupported)
 	case req.Prompt != "" && len(req.Messages) > 0:
 		return "", errors.New("the request has both messages and a raw prompt; send one")
 	case req.Prompt != "":
@@ -234,6 +236,21 @@ func (m *Model) headers() (http.Header, []string, error) {
 		secrets = append(secrets, key)
 	}
 	return h, secrets, nil
+}
+
+// scrubbed is a failure whose message has had its secrets removed. It
+// unwraps to nothing that could print them: errors.Is still finds
+// lm.ErrUnsupported, so suites can tell a capability mismatch from a
+// failure.
+type scrubbed struct {
+	msg   string
+	cause error
+}
+
+func (e *scrubbed) Error() string { return e.msg }
+
+func (e *scrubbed) Is(target error) bool {
+	return target == lm.ErrUnsupported && errors.Is(e.cause, lm.ErrUnsupported)
 }
 
 func redact(s string, secrets []string) string {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -15,6 +16,17 @@ import (
 // on a local model, say): a capability mismatch, not a harness failure.
 // Backends wrap it; suites record the error and skip rather than fail.
 var ErrUnsupported = errors.New("not supported by this backend")
+
+// Unsupported returns an error with the given message that wraps
+// ErrUnsupported, so a backend keeps its own wording.
+func Unsupported(format string, args ...any) error {
+	return unsupported(fmt.Sprintf(format, args...))
+}
+
+type unsupported string
+
+func (u unsupported) Error() string { return string(u) }
+func (u unsupported) Unwrap() error { return ErrUnsupported }
 
 // Message is one chat turn.
 type Message struct {
@@ -49,10 +61,12 @@ type Sampling struct {
 	Seed        *int     `json:"seed,omitempty"`
 }
 
-// Greedy is the deterministic decoding Featherweight prescribes.
+// Greedy declares deterministic decoding: temperature 0 and top_p 1. It
+// leaves top_k undeclared: temperature 0 is already greedy, and OpenAI's own
+// API rejects top_k, which is not part of its chat-completions schema.
 func Greedy() Sampling {
-	t, p, k := 0.0, 1.0, 1
-	return Sampling{Temperature: &t, TopP: &p, TopK: &k}
+	t, p := 0.0, 1.0
+	return Sampling{Temperature: &t, TopP: &p}
 }
 
 // GenerateRequest asks for one completion. Exactly one of Messages and
@@ -64,6 +78,12 @@ type GenerateRequest struct {
 	Tools        []Tool    `json:"tools,omitempty"`
 	MaxNewTokens int       `json:"max_new_tokens,omitempty"`
 	Sampling     Sampling  `json:"sampling"`
+	// ResponseFormat, when set, is a JSON Schema the reply must satisfy
+	// (structured output); nil asks for free text. It is a request, not a
+	// guarantee: a backend sends it only to endpoints declared to enforce
+	// it and otherwise ignores it, so callers still validate the reply.
+	// The schema's "title", when it has one, names the format on the wire.
+	ResponseFormat json.RawMessage `json:"response_format,omitempty"`
 }
 
 // Stop reasons, normalised across backends.

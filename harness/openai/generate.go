@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -34,6 +35,13 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 		res.StopReason = lm.StopError
 		res.Err = secrets.Err(fmt.Errorf("%s: %w", m.where(), err))
 		return res
+	}
+	format, err := m.responseFormat(req)
+	if err != nil {
+		return fail(err)
+	}
+	if format != nil {
+		extra["response_format"] = format
 	}
 	switch {
 	case len(req.Messages) > 0 && req.Prompt != "":
@@ -143,6 +151,32 @@ func (m *Model) sampling(req lm.GenerateRequest) (sent, extra map[string]any) {
 		extra["usage"] = map[string]any{"include": true}
 	}
 	return sent, extra
+}
+
+// formatNameRE is what OpenAI accepts as a json_schema name.
+var formatNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// responseFormat is the response_format for req's schema, or nil. It is
+// sent only to the chat endpoint of an entry that declares
+// structured_outputs: OpenRouter's require_parameters would refuse every
+// provider that lacks it, and a plain server might reject the field. The
+// schema's title names it (json_schema.name is required), else "response".
+func (m *Model) responseFormat(req lm.GenerateRequest) (map[string]any, error) {
+	if len(req.ResponseFormat) == 0 || !m.entry.StructuredOutputs || !m.chat() {
+		return nil, nil
+	}
+	var schema map[string]json.RawMessage
+	if err := json.Unmarshal(req.ResponseFormat, &schema); err != nil || schema == nil {
+		return nil, errors.New("the request's response format is not a JSON Schema object")
+	}
+	name := "response"
+	var title string
+	if json.Unmarshal(schema["title"], &title) == nil && formatNameRE.MatchString(title) {
+		name = title
+	}
+	return map[string]any{"type": "json_schema", "json_schema": map[string]any{
+		"name": name, "strict": true, "schema": req.ResponseFormat,
+	}}, nil
 }
 
 func (m *Model) chatRequest(req lm.GenerateRequest) goopenai.ChatCompletionRequest {

@@ -14,6 +14,11 @@
 // GenerateResult.SamplingSent records exactly those values (for OpenRouter
 // also "reasoning": {"effort": …}; never routing).
 //
+// A request's ResponseFormat (a JSON Schema) goes out as response_format
+// {"type": "json_schema", "json_schema": {"name", "strict": true, "schema"}}
+// only when the entry declares "structured_outputs": true; otherwise the
+// request is sent without it and the caller parses free text.
+//
 // The API key is read from its variable at each call and never appears in
 // an error, a record or a log: everything that leaves the backend is
 // scrubbed of it.

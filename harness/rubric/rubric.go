@@ -29,6 +29,16 @@ const (
 	MaxScore = 10
 )
 
+// VerdictSchema is the JSON Schema of a verdict, asked of every judge as
+// structured output. Endpoints that enforce it return exactly the object
+// ParseVerdict reads; the others ignore it, and ParseVerdict still finds
+// the object in free text. The score is an enum because strict structured
+// outputs do not enforce minimum and maximum everywhere.
+const VerdictSchema = `{"title":"judgement","type":"object",` +
+	`"properties":{"score":{"type":"integer","enum":[1,2,3,4,5,6,7,8,9,10],"description":"how well the response meets the criteria as a whole, 1 to 10"},` +
+	`"rationale":{"type":"string","description":"one sentence: the main reason for the score"}},` +
+	`"required":["score","rationale"],"additionalProperties":false}`
+
 // Judge is one member of a panel.
 type Judge struct {
 	// Key is the judge's catalog key; it is compared with contestant keys
@@ -118,9 +128,10 @@ func (p Panel) Grade(ctx context.Context, task TaskView, contestant string, resp
 func ask(ctx context.Context, j Judge, prompt string) Score {
 	s := Score{Judge: j.Key}
 	req := lm.GenerateRequest{
-		Messages:     []lm.Message{{Role: "user", Content: prompt}},
-		MaxNewTokens: j.MaxNewTokens,
-		Sampling:     j.Sampling,
+		Messages:       []lm.Message{{Role: "user", Content: prompt}},
+		MaxNewTokens:   j.MaxNewTokens,
+		Sampling:       j.Sampling,
+		ResponseFormat: json.RawMessage(VerdictSchema),
 	}
 	results, err := j.Gen.Generate(ctx, []lm.GenerateRequest{req})
 	if err == nil && len(results) != 1 {

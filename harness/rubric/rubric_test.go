@@ -308,6 +308,73 @@ func TestGradeJudgeFailures(t *testing.T) {
 	assert.Equal(t, &temp, sent.Sampling.Temperature)
 	require.Len(t, sent.Messages, 1)
 	assert.Equal(t, "user", sent.Messages[0].Role)
+	assert.JSONEq(t, rubric.VerdictSchema, string(sent.ResponseFormat), "judges are asked for structured output")
+}
+
+func TestVerdictSchema(t *testing.T) {
+	var schema struct {
+		Title      string `json:"title"`
+		Type       string `json:"type"`
+		Properties struct {
+			Score struct {
+				Type string `json:"type"`
+				Enum []int  `json:"enum"`
+			} `json:"score"`
+			Rationale struct {
+				Type string `json:"type"`
+			} `json:"rationale"`
+		} `json:"properties"`
+		Required             []string `json:"required"`
+		AdditionalProperties *bool    `json:"additionalProperties"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(rubric.VerdictSchema), &schema))
+	assert.Equal(t, "judgement", schema.Title)
+	assert.Equal(t, "object", schema.Type)
+	assert.Equal(t, "integer", schema.Properties.Score.Type)
+	var scale []int
+	for s := rubric.MinScore; s <= rubric.MaxScore; s++ {
+		scale = append(scale, s)
+	}
+	assert.Equal(t, scale, schema.Properties.Score.Enum, "the schema allows exactly the scores ParseVerdict accepts")
+	assert.Equal(t, "string", schema.Properties.Rationale.Type)
+	// Strict structured outputs require every property and no others.
+	assert.Equal(t, []string{"score", "rationale"}, schema.Required)
+	require.NotNil(t, schema.AdditionalProperties)
+	assert.False(t, *schema.AdditionalProperties)
+}
+
+// TestStructuredOutputOnTheWire: a judge whose entry declares
+// structured_outputs gets the verdict schema as response_format; one
+// that does not gets a plain request, and its prose reply still parses.
+func TestStructuredOutputOnTheWire(t *testing.T) {
+	s := fakeserver.Start(t, func(r fakeserver.Request) fakeserver.Reply {
+		if r.Model == "acme/strict" {
+			return fakeserver.Reply{Text: `{"score":7,"rationale":"Clear."}`}
+		}
+		return fakeserver.Reply{Text: "Verdict: {\"score\": 5, \"rationale\": \"Vague.\"}"}
+	})
+	data := fmt.Sprintf(`{"strict": {"backend": "openai", "base_url": %q, "model": "acme/strict", "structured_outputs": true},
+	                      "loose": {"backend": "openai", "base_url": %q, "model": "acme/loose"}}`, s.URL, s.URL)
+	cat, err := catalog.Parse("models.json", []byte(data))
+	require.NoError(t, err)
+	judges, err := rubric.Resolve(context.Background(), cat, []string{"strict", "loose"}, openAPI)
+	require.NoError(t, err)
+	grid := rubric.Panel{Judges: judges}.Grade(context.Background(), rubric.TaskView{Prompt: "p", Criteria: []string{"c"}}, "someone", rubric.Response{Text: "answer"})
+	assert.Equal(t, 7, *grid[0].Score)
+	assert.Equal(t, 5, *grid[1].Score)
+
+	var schema any
+	require.NoError(t, json.Unmarshal([]byte(rubric.VerdictSchema), &schema))
+	reqs := s.Requests()
+	require.Len(t, reqs, 2)
+	for _, r := range reqs {
+		switch r.Model {
+		case "acme/strict":
+			assert.Equal(t, map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "judgement", "strict": true, "schema": schema}}, r.JSON["response_format"])
+		default:
+			assert.NotContains(t, r.JSON, "response_format")
+		}
+	}
 }
 
 type batchFailer struct{}
