@@ -22,6 +22,13 @@ test: deps browser-deps
 		--junitfile $(RESULTS)/junit.xml --jsonfile $(RESULTS)/test-events.json \
 		-- $(TESTFLAGS) $(PKGS)
 
+## bench: the three suites on the built-in smoke model, then the report (its path is printed last)
+bench: deps
+	$(GO) test -count=1 $(TESTFLAGS) -run '^(TestFeatherweight|TestMicrobench|TestFeatherbench)$$' . \
+		-models=smoke -fb.no-rubric $(BENCHFLAGS)
+	@$(GO) run ./cmd/feather leaderboard $(RESULTS)/latest --out $(RESULTS)/latest/leaderboard
+	@$(GO) run ./cmd/feather report $(RESULTS)/latest
+
 ## vet: go vet and gofmt
 vet:
 	$(GO) vet ./...

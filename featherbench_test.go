@@ -3,6 +3,7 @@ package feather_test
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,10 +13,13 @@ import (
 
 	"github.com/feather-eval/feather/harness/catalog"
 	"github.com/feather-eval/feather/harness/featherbench"
+	"github.com/feather-eval/feather/harness/gate"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/options"
+	"github.com/feather-eval/feather/harness/report"
 	"github.com/feather-eval/feather/harness/rundir"
 	"github.com/feather-eval/feather/harness/runfilter"
+	"github.com/feather-eval/feather/harness/stats"
 )
 
 var (
@@ -54,8 +58,8 @@ type fbRun struct {
 // root files append to it from init functions.
 var fbExtensions []func(t *testing.T, r *fbRun)
 
-// fbTrialChecks run in every trial's subtest after its verdict is logged;
-// a regression gate appends one.
+// fbTrialChecks run in every trial's subtest after its verdict is logged
+// (the rubric's log line).
 var fbTrialChecks []func(t *testing.T, rec featherbench.Record)
 
 // fbConfig is what one run needs; TestFeatherbench fills it from options.
@@ -70,6 +74,8 @@ type fbConfig struct {
 	Stdout              io.Writer
 	// Filter decides which trials run (nil: this binary's -run and -skip).
 	Filter *runfilter.Filter
+	// Gate checks trials against testdata/baselines (TestFeatherbench only).
+	Gate bool
 }
 
 // TestFeatherbench runs Featherbench: TestFeatherbench/<model>/<task-id>/<trial>.
@@ -80,7 +86,7 @@ func TestFeatherbench(t *testing.T) {
 		Catalog: *optFBCatalog, TasksDir: *optFBTasksDir, Models: suiteModels(*optFBModels),
 		TaskIDs: options.List(*optFBTasks), Categories: options.List(*optFBCategories),
 		Trials: *optFBTrials, Concurrency: *optFBConcurrency, DryRun: *optFBDryRun,
-		Rubric: fbRubricFromOptions(), Run: run, Stdout: os.Stdout,
+		Rubric: fbRubricFromOptions(), Run: run, Stdout: os.Stdout, Gate: true,
 	})
 }
 
@@ -170,9 +176,12 @@ func runFeatherbench(t *testing.T, c fbConfig) []featherbench.Record {
 				mu.Lock()
 				records = append(records, recs...)
 				mu.Unlock()
-				fbReport(t, tasks, recs)
+				fbReport(t, tasks, recs, c.Gate)
 				if err != nil {
 					t.Error(err)
+				}
+				if c.Gate {
+					fbGate(t, e.Key, recs)
 				}
 			})
 		}()
@@ -188,12 +197,16 @@ func runFeatherbench(t *testing.T, c fbConfig) []featherbench.Record {
 	if err := featherbench.WriteSummary(records, summary, featherbench.Categories(tasks)); err != nil {
 		t.Error(err)
 	}
+	page := filepath.Join(dir, "report-"+r.Runner.RunID+".html")
+	if err := report.WriteFeatherbenchReport(page, records, tasks); err != nil {
+		t.Error(err)
+	}
 	for _, f := range r.Finish {
 		if err := f(records, dir); err != nil {
 			t.Error(err)
 		}
 	}
-	t.Logf("%d trials recorded in %s; summary in %s", len(records), r.Runner.Out.Path(), summary)
+	t.Logf("%d trials recorded in %s; summary in %s; review page %s", len(records), r.Runner.Out.Path(), summary, page)
 	return records
 }
 
@@ -211,7 +224,7 @@ func fbModel(e catalog.Entry, gen lm.Generator) featherbench.Model {
 // answer to score) fails it, except a capability the backend lacks by
 // design, which skips it; a wrong answer is the model's result unless
 // -strict.
-func fbReport(t *testing.T, tasks []featherbench.Task, recs []featherbench.Record) {
+func fbReport(t *testing.T, tasks []featherbench.Task, recs []featherbench.Record, gated bool) {
 	byTask := map[string][]featherbench.Record{}
 	for _, rec := range recs {
 		byTask[rec.Task] = append(byTask[rec.Task], rec)
@@ -226,6 +239,10 @@ func fbReport(t *testing.T, tasks []featherbench.Task, recs []featherbench.Recor
 					fbCheckTrial(t, rec)
 					for _, check := range fbTrialChecks {
 						check(t, rec)
+					}
+					if gated && rec.Passed != nil {
+						// -strict is enforced by fbCheckTrial, so the gate's own stays off.
+						gate.Open(t, "featherbench", rec.Model, *optUpdate, false).Item(t, rec.Task+"/"+strconv.Itoa(rec.Trial), *rec.Passed)
 					}
 				})
 			}
@@ -273,4 +290,15 @@ func fbUSD(v *float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("$%.6f", *v)
+}
+
+// fbGate runs the model's gate subtest (TestFeatherbench/<model>/gate): the
+// pass rate against the baseline's threshold and the paired test on trial
+// outcomes, or recording them under -update.
+func fbGate(t *testing.T, model string, recs []featherbench.Record) {
+	score, se := math.NaN(), 0.0
+	if ms := featherbench.Summarize(recs, nil).Models; len(ms) == 1 && ms[0].Scored > 0 {
+		score, se = ms[0].PassRate, stats.SEProportion(ms[0].PassRate, ms[0].Scored)
+	}
+	gate.Open(t, "featherbench", model, *optUpdate, false).Finish(t, score, se)
 }

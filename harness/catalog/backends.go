@@ -21,7 +21,7 @@ var common = []string{"backend", "enabled", "name", "description"}
 
 var validators = map[string]validator{
 	ONNX: {
-		fields: []string{"path", "builtin", "variant", "threads", "chat", "provider", "device_id"},
+		fields: []string{"path", "builtin", "variant", "threads", "chat", "provider", "device_id", "max_tokens", "sessions"},
 		validate: func(e *Entry) error {
 			switch {
 			case e.Path == "" && e.Builtin == "":
@@ -32,6 +32,10 @@ var validators = map[string]validator{
 				return fmt.Errorf(`"threads" must be 0 (all cores) or more, not %d`, e.Threads)
 			case e.DeviceID < 0:
 				return fmt.Errorf(`"device_id" must be 0 or more, not %d`, e.DeviceID)
+			case e.Sessions < 0:
+				return fmt.Errorf(`"sessions" must be 0 (one) or more, not %d`, e.Sessions)
+			case e.MaxTokens < 0:
+				return fmt.Errorf(`"max_tokens" must be positive, not %d`, e.MaxTokens)
 			}
 			if err := oneOf("chat", e.Chat, "", "yes", "no", "auto"); err != nil {
 				return err

@@ -47,7 +47,8 @@ type Entry struct {
 	Builtin  string `json:"builtin,omitempty"`
 	Variant  string `json:"variant,omitempty"`
 	Threads  int    `json:"threads,omitempty"`
-	Chat     string `json:"chat,omitempty"` // yes, no or auto (default)
+	Sessions int    `json:"sessions,omitempty"` // batches run in parallel
+	Chat     string `json:"chat,omitempty"`     // yes, no or auto (default)
 	Provider string `json:"provider,omitempty"`
 	DeviceID int    `json:"device_id,omitempty"`
 

@@ -250,6 +250,7 @@ func OpenEntry(ctx context.Context, e catalog.Entry) (lm.Model, error) {
 		Name:     e.Name,
 		Variant:  e.Variant,
 		Threads:  e.Threads,
+		Sessions: e.Sessions,
 		Provider: e.Provider,
 		DeviceID: e.DeviceID,
 		Chat:     e.Chat,
