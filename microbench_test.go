@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/feather-eval/feather/harness/atomicfile"
 	"github.com/feather-eval/feather/harness/backend"
 	"github.com/feather-eval/feather/harness/catalog"
 	"github.com/feather-eval/feather/harness/gate"
@@ -154,11 +155,7 @@ func mbWriteLeaderboard(dir string) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, ".leaderboard.md.tmp")
-	if err := os.WriteFile(tmp, []byte(microbench.Leaderboard(results)), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, "leaderboard.md"))
+	return atomicfile.Write(filepath.Join(dir, "leaderboard.md"), []byte(microbench.Leaderboard(results)))
 }
 
 // mbItemSubtests gives every selected item and document a subtest. A

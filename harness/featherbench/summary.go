@@ -2,12 +2,11 @@ package featherbench
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/feather-eval/feather/harness/atomicfile"
 	"github.com/feather-eval/feather/harness/rubric"
 	"github.com/feather-eval/feather/harness/stats"
 )
@@ -329,25 +328,7 @@ func (s Summary) Markdown() string {
 // WriteSummary writes the Markdown summary of records to path, atomically:
 // a reader never sees half a file. categories may be nil.
 func WriteSummary(records []Record, path string, categories map[string]string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".summary-*.md")
-	if err != nil {
-		return fmt.Errorf("writing the summary: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(Summarize(records, categories).Markdown()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing the summary: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing the summary: %w", err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("writing the summary: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing the summary: %w", err)
-	}
-	return nil
+	return atomicfile.Write(path, []byte(Summarize(records, categories).Markdown()))
 }
 
 func rate(passed, scored int, lo, hi float64) string {

@@ -81,7 +81,9 @@ func TestWriteSummaryLeavesNoPartialFile(t *testing.T) {
 	info, err := os.Stat(path)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o644), info.Mode().Perm())
-	assert.Error(t, WriteSummary(nil, filepath.Join(dir, "missing", "s.md"), nil))
+	blocker := filepath.Join(dir, "not-a-folder")
+	require.NoError(t, os.WriteFile(blocker, nil, 0o644))
+	assert.Error(t, WriteSummary(nil, filepath.Join(blocker, "s.md"), nil), "a file where the folder should be")
 }
 
 func TestPlan(t *testing.T) {

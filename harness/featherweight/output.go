@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/feather-eval/feather/harness/atomicfile"
 	"github.com/feather-eval/feather/harness/lm"
 )
 
@@ -69,7 +70,7 @@ func WriteModelFile(dir string, data DataInfo, r ModelResult) (string, error) {
 		return "", err
 	}
 	p := filepath.Join(dir, ModelsDir, r.Model.Key+".json")
-	return p, writeAtomic(p, b)
+	return p, atomicfile.Write(p, b)
 }
 
 // ReadModelFile reads a per-model results file.
@@ -136,7 +137,7 @@ func WriteSummaries(dir string, data DataInfo, results []ModelResult) error {
 		return err
 	}
 	for name, b := range map[string][]byte{SummaryJSON: js, SummaryCSV: csvBuf.Bytes(), SummaryMD: mdBuf.Bytes(), ChartJSON: chart} {
-		if err := writeAtomic(filepath.Join(dir, name), b); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, name), b); err != nil {
 			return err
 		}
 	}
@@ -402,34 +403,6 @@ func marshal(v any) ([]byte, error) {
 func checkKey(k string) error {
 	if k == "" || k == "." || k == ".." || strings.ContainsAny(k, `/\`) {
 		return fmt.Errorf("model key %q cannot name a results file; use letters, digits, '-', '_' or '.'", k)
-	}
-	return nil
-}
-
-// writeAtomic writes via a temporary file and a rename, so a reader (or a
-// crash) never sees half a file.
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, werr)
 	}
 	return nil
 }

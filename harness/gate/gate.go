@@ -35,6 +35,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/feather-eval/feather/harness/atomicfile"
 	"github.com/feather-eval/feather/harness/stats"
 )
 
@@ -378,36 +379,11 @@ func (g *Gate) record(score, se float64, now map[string]bool) (*Section, []strin
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := writeAtomic(g.path, append(b, '\n')); err != nil {
+	if err := atomicfile.Write(g.path, append(b, '\n')); err != nil {
 		return nil, nil, err
 	}
 	g.mu.Lock()
 	g.base = sec
 	g.mu.Unlock()
 	return sec, kept, nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("writing the baseline: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing the baseline: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing the baseline %s: %w", path, werr)
-	}
-	return nil
 }

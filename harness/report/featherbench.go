@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/feather-eval/feather/harness/atomicfile"
 	"github.com/feather-eval/feather/harness/featherbench"
 	"github.com/feather-eval/feather/harness/report/svg"
 	"github.com/feather-eval/feather/harness/rubric"
@@ -535,7 +536,7 @@ func WriteFeatherbenchReport(path string, recs []featherbench.Record, tasks []fe
 	if err := FeatherbenchPage(&b, recs, byID, PageOptions{Subtitle: "run " + strings.Join(runIDs(recs), ", ")}); err != nil {
 		return err
 	}
-	return writeAtomic(path, []byte(b.String()))
+	return atomicfile.Write(path, []byte(b.String()))
 }
 
 func runIDs(recs []featherbench.Record) []string {

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/feather-eval/feather/harness/atomicfile"
 	"github.com/feather-eval/feather/harness/featherbench"
 	"github.com/feather-eval/feather/harness/report/gotest"
 	"github.com/feather-eval/feather/harness/report/runs"
@@ -138,7 +139,7 @@ func Build(o Options) ([]string, error) {
 	var written []string
 	for _, name := range order {
 		p := filepath.Join(o.Out, name)
-		if err := writeAtomic(p, files[name]); err != nil {
+		if err := atomicfile.Write(p, files[name]); err != nil {
 			return written, err
 		}
 		written = append(written, p)
@@ -235,30 +236,6 @@ func indexPage(w io.Writer, entries []indexEntry, o PageOptions) error {
 		return err
 	}
 	return page{Kind: "index", Title: "feather report", Subtitle: o.Subtitle, Nav: o.Nav, Notes: o.Notes, Body: body}.write(w)
-}
-
-// writeAtomic writes via a temporary file and a rename, so a reader never
-// sees half a file and a failed write leaves the old one.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, werr)
-	}
-	return nil
 }
 
 // CheckTasks reports whether dir loads as a Featherbench task directory.

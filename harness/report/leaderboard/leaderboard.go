@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/feather-eval/feather/harness/atomicfile"
 	"github.com/feather-eval/feather/harness/featherbench"
 	"github.com/feather-eval/feather/harness/featherweight"
 	"github.com/feather-eval/feather/harness/microbench"
@@ -330,31 +331,9 @@ func Write(set *runs.Set, dir string) (string, error) {
 		return "", err
 	}
 	for name, data := range map[string][]byte{MarkdownFile: []byte(md), JSONFile: append(js, '\n')} {
-		if err := writeAtomic(filepath.Join(dir, name), data); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, name), data); err != nil {
 			return "", err
 		}
 	}
 	return md, nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, werr)
-	}
-	return nil
 }
