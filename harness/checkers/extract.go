@@ -3,6 +3,8 @@ package checkers
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/feather-eval/feather/harness/jsontext"
 )
 
 // Block is one fenced code block of a Markdown response.
@@ -114,7 +116,7 @@ func JSONDocument(text string) (doc, where string, ok bool) {
 		}
 	}
 	for start := strings.IndexByte(text, '{'); start >= 0; {
-		end := matchingBrace(text, start)
+		end := jsontext.ClosingBrace(text, start)
 		if end < 0 {
 			break
 		}
@@ -128,33 +130,4 @@ func JSONDocument(text string) (doc, where string, ok bool) {
 		start = end + 1 + next
 	}
 	return "", "", false
-}
-
-// matchingBrace finds the '}' that closes the '{' at start, skipping
-// braces inside JSON strings; -1 when unbalanced.
-func matchingBrace(s string, start int) int {
-	depth, inString, escaped := 0, false, false
-	for i := start; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{':
-			depth++
-		case c == '}':
-			if depth--; depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
 }

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/feather-eval/feather/harness/jsontext"
 	"github.com/feather-eval/feather/harness/lm"
 )
 
@@ -216,7 +217,7 @@ func lastScoreObject(text string) (map[string]json.RawMessage, bool) {
 		if text[i] != '{' {
 			continue
 		}
-		end := matchingBrace(text, i)
+		end := jsontext.ClosingBrace(text, i)
 		if end < 0 {
 			continue
 		}
@@ -230,35 +231,6 @@ func lastScoreObject(text string) (map[string]json.RawMessage, bool) {
 		}
 	}
 	return found, found != nil
-}
-
-// matchingBrace finds the '}' closing the '{' at start, skipping braces
-// inside JSON strings; -1 when unbalanced.
-func matchingBrace(s string, start int) int {
-	depth, inString, escaped := 0, false, false
-	for i := start; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{':
-			depth++
-		case c == '}':
-			if depth--; depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 // Mean is a response's headline rubric score: the mean of the valid scores
