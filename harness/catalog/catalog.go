@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/feather-eval/feather/harness/jsonpos"
 )
 
 // Backend names.
@@ -119,14 +121,24 @@ func Load(path string) (*Catalog, error) {
 // Parse validates catalog JSON; name is used in messages and to resolve
 // relative paths.
 func Parse(name string, data []byte) (*Catalog, error) {
-	raw, err := objectMembers(name, data)
+	raw, err := jsonpos.Members(name, data)
+	if errors.Is(err, jsonpos.ErrNotObject) {
+		return nil, fmt.Errorf("%s: the catalog must be a JSON object mapping model keys to entries, e.g. {\"smoke\": {...}}", name)
+	}
 	if err != nil {
 		return nil, err
+	}
+	seen := map[string]int{}
+	for _, m := range raw {
+		if first, dup := seen[m.Key]; dup {
+			return nil, fmt.Errorf("%s:%d: duplicate model key %q (first defined on line %d); rename one of them", name, m.Line, m.Key, first)
+		}
+		seen[m.Key] = m.Line
 	}
 	c := &Catalog{File: name}
 	var errs []error
 	for _, m := range raw {
-		if strings.HasPrefix(m.key, "_") {
+		if strings.HasPrefix(m.Key, "_") {
 			continue // "_comment" and friends document the file
 		}
 		e, err := decodeEntry(name, m)
@@ -146,56 +158,13 @@ func Parse(name string, data []byte) (*Catalog, error) {
 	return c, nil
 }
 
-type member struct {
-	key    string
-	value  json.RawMessage
-	offset int64
-}
-
-// objectMembers reads the top-level object keeping key order and rejecting
-// duplicate keys, which encoding/json would silently merge.
-func objectMembers(name string, data []byte) ([]member, error) {
-	if err := json.Unmarshal(data, new(any)); err != nil {
-		return nil, syntaxError(name, data, err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, _ := dec.Token()
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("%s: the catalog must be a JSON object mapping model keys to entries, e.g. {\"smoke\": {...}}", name)
-	}
-	seen := map[string]int{}
-	var out []member
-	for dec.More() {
-		off := dec.InputOffset()
-		for off < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
-			off++ // InputOffset stops before the separator; point at the key
-		}
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, syntaxError(name, data, err)
-		}
-		key := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, syntaxError(name, data, err)
-		}
-		line, _ := position(data, off)
-		if first, dup := seen[key]; dup {
-			return nil, fmt.Errorf("%s:%d: duplicate model key %q (first defined on line %d); rename one of them", name, line, key, first)
-		}
-		seen[key] = line
-		out = append(out, member{key: key, value: v, offset: off})
-	}
-	return out, nil
-}
-
-func decodeEntry(name string, m member) (Entry, error) {
-	where := fmt.Sprintf("%s: model %q", name, m.key)
-	if len(bytes.TrimSpace(m.value)) == 0 || m.value[0] != '{' {
+func decodeEntry(name string, m jsonpos.Member) (Entry, error) {
+	where := fmt.Sprintf("%s: model %q", name, m.Key)
+	if len(bytes.TrimSpace(m.Value)) == 0 || m.Value[0] != '{' {
 		return Entry{}, fmt.Errorf("%s: the entry must be a JSON object", where)
 	}
 	var e Entry
-	dec := json.NewDecoder(bytes.NewReader(m.value))
+	dec := json.NewDecoder(bytes.NewReader(m.Value))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {
 		var te *json.UnmarshalTypeError
@@ -208,7 +177,7 @@ func decodeEntry(name string, m member) (Entry, error) {
 		}
 		return Entry{}, fmt.Errorf("%s: %v", where, err)
 	}
-	e.Key = m.key
+	e.Key = m.Key
 	if e.Backend == "" {
 		e.Backend = OpenRouter // Featherbench's models.json has no backend field
 	}
@@ -216,7 +185,7 @@ func decodeEntry(name string, m member) (Entry, error) {
 	if !ok {
 		return Entry{}, fmt.Errorf("%s: unknown backend %q; valid backends are %s", where, e.Backend, strings.Join(Backends(), ", "))
 	}
-	if err := checkKey(m.key); err != nil {
+	if err := checkKey(m.Key); err != nil {
 		return Entry{}, fmt.Errorf("%s: %v", where, err)
 	}
 	if err := foreignFields(e, v.fields); err != nil {
@@ -264,50 +233,6 @@ func knownFields() []string {
 	out := jsonFieldNames()
 	sort.Strings(out)
 	return out
-}
-
-// syntaxError reports a JSON error with the line and column where it is.
-func syntaxError(name string, data []byte, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	off := int64(-1)
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-		if off > 0 && !strings.Contains(se.Error(), "unexpected end") {
-			off-- // Offset counts the offending byte; report its own column
-		}
-	case errors.As(err, &te):
-		off = te.Offset
-	}
-	if off < 0 {
-		return fmt.Errorf("%s: invalid JSON: %v", name, err)
-	}
-	line, col := position(data, off)
-	msg := strings.TrimPrefix(err.Error(), "json: ")
-	if errors.Is(err, errUnexpectedEOF) || strings.Contains(msg, "unexpected end of JSON input") {
-		msg = "unexpected end of input (a missing closing brace or bracket?)"
-	}
-	return fmt.Errorf("%s:%d:%d: invalid JSON: %s", name, line, col, msg)
-}
-
-var errUnexpectedEOF = errors.New("unexpected EOF")
-
-// position converts a byte offset into a 1-based line and column.
-func position(data []byte, off int64) (line, col int) {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	line, col = 1, 1
-	for _, b := range data[:off] {
-		if b == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return line, col
 }
 
 // Keys lists the catalog's keys in file order.

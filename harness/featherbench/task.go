@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/feather-eval/feather/harness/checkers"
+	"github.com/feather-eval/feather/harness/jsonpos"
 	"github.com/feather-eval/feather/harness/lm"
 )
 
@@ -105,7 +106,7 @@ func Parse(name string, data []byte) (Task, error) {
 			return nil
 		}
 		if err := json.Unmarshal(raw, dst); err != nil {
-			return fmt.Errorf("%s: %s: must be a string, not %s", name, field, kind(raw))
+			return fmt.Errorf("%s: %s: must be a string, not %s", name, field, jsonpos.Kind(raw))
 		}
 		return nil
 	}
@@ -171,7 +172,7 @@ func Parse(name string, data []byte) (Task, error) {
 func parseTools(raw json.RawMessage) ([]lm.Tool, error) {
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, fmt.Errorf("tools: must be a list of tool definitions, not %s", kind(raw))
+		return nil, fmt.Errorf("tools: must be a list of tool definitions, not %s", jsonpos.Kind(raw))
 	}
 	tools := make([]lm.Tool, len(items))
 	seen := map[string]int{}
@@ -179,7 +180,7 @@ func parseTools(raw json.RawMessage) ([]lm.Tool, error) {
 		at := fmt.Sprintf("tools[%d]", i)
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(item, &m); err != nil {
-			return nil, fmt.Errorf("%s: must be an object {name, description, parameters}, not %s", at, kind(item))
+			return nil, fmt.Errorf("%s: must be an object {name, description, parameters}, not %s", at, jsonpos.Kind(item))
 		}
 		if _, ok := m["function"]; ok {
 			return nil, fmt.Errorf(`%s: write the tool provider-neutral as {"name", "description", "parameters"}; the harness adds the API's "function" wrapper`, at)
@@ -202,12 +203,12 @@ func parseTools(raw json.RawMessage) ([]lm.Tool, error) {
 		seen[tool.Name] = i
 		if d, ok := m["description"]; ok {
 			if err := json.Unmarshal(d, &tool.Description); err != nil {
-				return nil, fmt.Errorf("%s.description: must be a string, not %s", at, kind(d))
+				return nil, fmt.Errorf("%s.description: must be a string, not %s", at, jsonpos.Kind(d))
 			}
 		}
 		if p, ok := m["parameters"]; ok {
 			if p = bytes.TrimSpace(p); len(p) == 0 || p[0] != '{' {
-				return nil, fmt.Errorf(`%s.parameters: must be a JSON Schema object such as {"type": "object", "properties": {...}}, not %s`, at, kind(p))
+				return nil, fmt.Errorf(`%s.parameters: must be a JSON Schema object such as {"type": "object", "properties": {...}}, not %s`, at, jsonpos.Kind(p))
 			}
 			tool.Parameters = p
 		}
@@ -218,7 +219,7 @@ func parseTools(raw json.RawMessage) ([]lm.Tool, error) {
 func parseRubric(raw json.RawMessage) (*Rubric, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf(`rubric: must be an object such as {"criteria": ["..."]}, not %s`, kind(raw))
+		return nil, fmt.Errorf(`rubric: must be an object such as {"criteria": ["..."]}, not %s`, jsonpos.Kind(raw))
 	}
 	for k := range m {
 		if k != "criteria" {
@@ -388,88 +389,22 @@ func sortedKeys(m map[string]bool) []string {
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
-func kind(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '"':
-		return "a string"
-	case '{':
-		return "an object"
-	case '[':
-		return "a list"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}
-
-// members decodes the top-level object, rejecting duplicate keys (which
-// encoding/json would silently merge) and reporting syntax errors by line
-// and column.
+// members decodes a task file's top-level object, rejecting duplicate keys
+// (which encoding/json would silently merge).
 func members(name string, data []byte) (map[string]json.RawMessage, error) {
-	if err := json.Unmarshal(data, new(any)); err != nil {
-		return nil, syntaxError(name, data, err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, _ := dec.Token(); tok != json.Delim('{') {
+	ms, err := jsonpos.Members(name, data)
+	if errors.Is(err, jsonpos.ErrNotObject) {
 		return nil, fmt.Errorf(`%s: a task must be a JSON object such as {"prompt": "...", "checker": {...}}`, name)
 	}
-	out := map[string]json.RawMessage{}
-	for dec.More() {
-		off := dec.InputOffset()
-		for off < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
-			off++ // InputOffset stops before the separator; point at the key
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]json.RawMessage, len(ms))
+	for _, m := range ms {
+		if _, dup := out[m.Key]; dup {
+			return nil, fmt.Errorf("%s:%d: duplicate field %q; JSON would keep only the last one", name, m.Line, m.Key)
 		}
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, syntaxError(name, data, err)
-		}
-		key := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, syntaxError(name, data, err)
-		}
-		if _, dup := out[key]; dup {
-			line, _ := position(data, off)
-			return nil, fmt.Errorf("%s:%d: duplicate field %q; JSON would keep only the last one", name, line, key)
-		}
-		out[key] = v
+		out[m.Key] = m.Value
 	}
 	return out, nil
-}
-
-func syntaxError(name string, data []byte, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		off := se.Offset
-		if off > 0 && !strings.Contains(se.Error(), "unexpected end") {
-			off--
-		}
-		line, col := position(data, off)
-		msg := strings.TrimPrefix(se.Error(), "json: ")
-		if strings.Contains(msg, "unexpected end of JSON input") {
-			msg = "unexpected end of input (a missing closing brace or bracket?)"
-		}
-		return fmt.Errorf("%s:%d:%d: invalid JSON: %s", name, line, col, msg)
-	}
-	return fmt.Errorf("%s: invalid JSON: %v", name, err)
-}
-
-func position(data []byte, off int64) (line, col int) {
-	off = min(off, int64(len(data)))
-	line, col = 1, 1
-	for _, b := range data[:off] {
-		if b == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return line, col
 }

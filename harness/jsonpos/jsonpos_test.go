@@ -1,0 +1,48 @@
+package jsonpos
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSyntaxErrorPointsAtTheByte(t *testing.T) {
+	for _, tc := range []struct{ data, want string }{
+		{"{\n  \"a\": 1,,\n}", `f.json:2:10: invalid JSON: invalid character ',' looking for beginning of object key string`},
+		{"{\n  \"a\": 1", `f.json:2:9: invalid JSON: unexpected end of input (a missing closing brace or bracket?)`},
+		{`{"a": tru}`, `f.json:1:10: invalid JSON: invalid character '}' in literal true (expecting 'e')`},
+	} {
+		err := json.Unmarshal([]byte(tc.data), new(any))
+		require.Error(t, err)
+		assert.EqualError(t, SyntaxError("f.json", []byte(tc.data), err), tc.want)
+	}
+	assert.EqualError(t, SyntaxError("f.json", nil, errors.New("boom")), "f.json: invalid JSON: boom")
+}
+
+func TestMembersKeepOrderRepeatsAndLines(t *testing.T) {
+	data := []byte("{\n\"b\": 1,\n\"a\": {\"x\": [1]},\n\"b\": \"again\"\n}")
+	ms, err := Members("f.json", data)
+	require.NoError(t, err)
+	require.Len(t, ms, 3)
+	assert.Equal(t, Member{Key: "b", Value: json.RawMessage("1"), Line: 2}, ms[0])
+	assert.Equal(t, Member{Key: "a", Value: json.RawMessage(`{"x": [1]}`), Line: 3}, ms[1])
+	assert.Equal(t, Member{Key: "b", Value: json.RawMessage(`"again"`), Line: 4}, ms[2])
+
+	_, err = Members("f.json", []byte(`[1, 2]`))
+	assert.ErrorIs(t, err, ErrNotObject)
+	_, err = Members("f.json", []byte(`{"a": }`))
+	assert.EqualError(t, err, "f.json:1:7: invalid JSON: invalid character '}' looking for beginning of value")
+}
+
+func TestKindAndPosition(t *testing.T) {
+	for raw, want := range map[string]string{`"s"`: "a string", `{}`: "an object", `[]`: "a list", `true`: "a boolean", `null`: "null", `-1.5`: "a number", ` `: "nothing"} {
+		assert.Equal(t, want, Kind(json.RawMessage(raw)), raw)
+	}
+	line, col := Position([]byte("ab\ncd"), 4)
+	assert.Equal(t, [2]int{2, 2}, [2]int{line, col})
+	line, col = Position([]byte("ab"), 99)
+	assert.Equal(t, [2]int{1, 3}, [2]int{line, col}, "offsets past the end clamp")
+}
