@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/feather-eval/feather/harness/jsonpos"
 	"github.com/feather-eval/feather/harness/lm"
 )
 
@@ -286,22 +287,10 @@ func article(v string) string {
 	return "a " + v
 }
 
+// jsonKind names a value's JSON type, quoting numbers ("the number 3").
 func jsonKind(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
+	if k := jsonpos.Kind(raw); k != "a number" {
+		return k
 	}
-	switch raw[0] {
-	case '"':
-		return "a string"
-	case '{':
-		return "an object"
-	case '[':
-		return "a list"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "the number " + string(raw)
+	return "the number " + string(bytes.TrimSpace(raw))
 }

@@ -113,11 +113,7 @@ func genAgreement(g *gen, n int) ([]Item, error) {
 			pairNo++
 			group := fmt.Sprintf("p%02d", pairNo)
 			sg, pl := p[0]+".", p[1]+"."
-			c1, g1 := g.choices(sg, pl)
-			c2, g2 := g.choices(pl, sg)
-			out = append(out,
-				Item{Context: sgCtx, Choices: c1, Gold: g1, Group: group, Level: level},
-				Item{Context: plCtx, Choices: c2, Gold: g2, Group: group, Level: level})
+			out = append(out, g.contrastPair(group, level, sgCtx, plCtx, sg, pl)...)
 		}
 	}
 	return out, nil

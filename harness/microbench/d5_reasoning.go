@@ -207,11 +207,7 @@ func genComparison(g *gen, n int) ([]Item, error) {
 			made++
 			pairNo++
 			group := fmt.Sprintf("p%02d", pairNo)
-			c1, g1 := g.choices(c.big, c.small)
-			c2, g2 := g.choices(c.small, c.big)
-			out = append(out,
-				Item{Context: moreCtx, Choices: c1, Gold: g1, Group: group, Level: level},
-				Item{Context: lessCtx, Choices: c2, Gold: g2, Group: group, Level: level})
+			out = append(out, g.contrastPair(group, level, moreCtx, lessCtx, c.big, c.small)...)
 		}
 	}
 	return out, nil

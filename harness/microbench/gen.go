@@ -182,3 +182,15 @@ func article(w string) string {
 	}
 	return "a " + w
 }
+
+// contrastPair is a contrast pair: two items of one group whose contexts
+// want opposite answers, a for ctxA and b for ctxB, with the same two
+// choices shuffled independently.
+func (g *gen) contrastPair(group string, level int, ctxA, ctxB, a, b string) []Item {
+	c1, g1 := g.choices(a, b)
+	c2, g2 := g.choices(b, a)
+	return []Item{
+		{Context: ctxA, Choices: c1, Gold: g1, Group: group, Level: level},
+		{Context: ctxB, Choices: c2, Gold: g2, Group: group, Level: level},
+	}
+}
