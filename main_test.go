@@ -27,12 +27,6 @@ var (
 // writes to it.
 var run *rundir.Dir
 
-// finishers run after every test, in registration order: suites use them
-// for files that summarise several tests.
-var finishers []func() error
-
-func atFinish(f func() error) { finishers = append(finishers, f) }
-
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if err := options.Default.Err(); err != nil {
@@ -41,12 +35,6 @@ func TestMain(m *testing.M) {
 	}
 	run = rundir.New(*optResults, time.Now())
 	code := m.Run()
-	for _, f := range finishers {
-		if err := f(); err != nil {
-			fmt.Fprintf(os.Stderr, "feather: %v\n", err)
-			code = 1
-		}
-	}
 	closeModels()
 	if run.Created() {
 		p, _ := run.Path()

@@ -93,24 +93,6 @@ func AutoThreshold(score, se float64) float64 {
 	return math.Max(0, math.Floor((score-Margin*se)*1e4+1e-6)/1e4)
 }
 
-// DropP is the one-sided exact McNemar p-value for a drop: the chance of b
-// or more of the b+c discordant items going pass→fail if either direction
-// were equally likely (X ~ Binomial(b+c, 1/2), p = P(X ≥ b)). It is built
-// from stats.McNemarExact, whose two-sided value is twice the smaller tail.
-func DropP(b, c int) float64 {
-	switch {
-	case b == 0:
-		return 1
-	case b > c:
-		// The smaller tail is P(X ≤ c) = P(X ≥ b), and it is at most 1/2,
-		// so the two-sided value was not capped.
-		return stats.McNemarExact(b, c) / 2
-	}
-	// P(X ≥ b) = 1 − P(X ≤ b−1), and b−1 < c+1 makes P(X ≤ b−1) the
-	// smaller tail of the pair (b−1, c+1), which has the same b+c.
-	return 1 - stats.McNemarExact(b-1, c+1)/2
-}
-
 // Gate is one baseline section checked against one run.
 type Gate struct {
 	path, suite, model, section, label string
@@ -297,7 +279,7 @@ func (g *Gate) compare(t *testing.T, base *Section, score float64, now map[strin
 		t.Logf("gate: %s: %d of the baseline's %d items did not run (-run selects fewer): the score is not compared with the threshold", g.label, len(missing), len(base.Items))
 	}
 	b, c := len(regressed), len(improved)
-	p := DropP(b, c)
+	p := stats.McNemarDrop(b, c)
 	switch {
 	case p < Alpha:
 		report("gate: %s: %d items regressed and %d improved since the %s: a significant drop (exact McNemar test, one-sided, p = %.4g < %.2g). Regressed: %s",

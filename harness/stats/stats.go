@@ -1,5 +1,5 @@
 // Package stats holds the few statistics feather reports: Wilson score
-// intervals for pass rates, standard errors for means, and the exact
+// intervals for pass rates, the binomial standard error, medians, and the exact
 // McNemar test for paired item outcomes.
 package stats
 
@@ -34,33 +34,6 @@ func Wilson(k, n int, z float64) (lo, hi float64) {
 	return lo, hi
 }
 
-// Mean returns the arithmetic mean (0 for no values).
-func Mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
-// SEMean is the standard error of the mean of xs with the sample standard
-// deviation (n-1 denominator); 0 for fewer than two values.
-func SEMean(xs []float64) float64 {
-	n := len(xs)
-	if n < 2 {
-		return 0
-	}
-	m := Mean(xs)
-	ss := 0.0
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
-}
-
 // SEProportion is sqrt(p(1-p)/n), the binomial standard error.
 func SEProportion(p float64, n int) float64 {
 	if n <= 0 {
@@ -71,22 +44,32 @@ func SEProportion(p float64, n int) float64 {
 
 // McNemarExact is the two-sided exact McNemar test on discordant pairs:
 // b items went from pass to fail, c from fail to pass. It returns the
-// p-value of the binomial test of b against Binomial(b+c, 1/2).
+// p-value of the binomial test of b against Binomial(b+c, 1/2): twice the
+// smaller tail, capped at 1.
 func McNemarExact(b, c int) float64 {
-	n := b + c
-	if n == 0 {
+	if b+c == 0 {
 		return 1
 	}
-	k := b
-	if c < k {
-		k = c
+	return math.Min(1, 2*halfBinomialAtLeast(b+c, max(b, c)))
+}
+
+// McNemarDrop is the one-sided exact McNemar test for a drop: the chance
+// of b or more of the b+c discordant items going pass→fail if both
+// directions were equally likely, P(X ≥ b) for X ~ Binomial(b+c, 1/2).
+func McNemarDrop(b, c int) float64 {
+	return halfBinomialAtLeast(b+c, b)
+}
+
+// halfBinomialAtLeast is P(X ≥ k) for X ~ Binomial(n, 1/2).
+func halfBinomialAtLeast(n, k int) float64 {
+	if k <= 0 {
+		return 1
 	}
-	// P(X <= k) for X ~ Binomial(n, 1/2), doubled and capped at 1.
 	tail := 0.0
-	for i := 0; i <= k; i++ {
+	for i := k; i <= n; i++ {
 		tail += math.Exp(logChoose(n, i) - float64(n)*math.Ln2)
 	}
-	return math.Min(1, 2*tail)
+	return math.Min(1, tail)
 }
 
 func logChoose(n, k int) float64 {

@@ -33,11 +33,28 @@ func TestMcNemarExact(t *testing.T) {
 	assert.InDelta(t, McNemarExact(2, 10), McNemarExact(10, 2), 1e-15)
 }
 
-func TestMeansAndErrors(t *testing.T) {
-	assert.Equal(t, 2.5, Mean([]float64{1, 2, 3, 4}))
-	assert.InDelta(t, 0.6455, SEMean([]float64{1, 2, 3, 4}), 5e-5)
-	assert.Equal(t, 0.0, SEMean([]float64{7}))
+func TestErrorsAndMedian(t *testing.T) {
 	assert.InDelta(t, 0.05, SEProportion(0.5, 100), 1e-12)
 	assert.Equal(t, 2.5, Median([]float64{4, 1, 3, 2}))
 	assert.Equal(t, 3.0, Median([]float64{5, 3, 1}))
+}
+
+func TestMcNemarDrop(t *testing.T) {
+	for _, tt := range []struct {
+		b, c int
+		want float64
+	}{
+		{0, 0, 1},
+		{0, 3, 1},
+		{1, 0, 0.5},
+		{5, 0, 1.0 / 32},
+		{6, 1, 8.0 / 128},   // P(X ≥ 6), n = 7
+		{7, 1, 9.0 / 256},   // P(X ≥ 7), n = 8
+		{2, 2, 11.0 / 16},   // P(X ≥ 2), n = 4
+		{1, 3, 15.0 / 16},   // P(X ≥ 1), n = 4
+		{3, 2, 16.0 / 32},   // P(X ≥ 3), n = 5
+		{9, 1, 11.0 / 1024}, // P(X ≥ 9), n = 10
+	} {
+		assert.InDelta(t, tt.want, McNemarDrop(tt.b, tt.c), 1e-12, "b=%d c=%d", tt.b, tt.c)
+	}
 }
