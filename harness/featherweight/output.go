@@ -144,8 +144,9 @@ func WriteSummaries(dir string, data DataInfo, results []ModelResult) error {
 	return nil
 }
 
-// categoryNames is every category in first-seen order.
-func categoryNames(sums []Summary) []string {
+// CategoryNames is every category of the summaries in first-seen order:
+// the columns of the per-category tables.
+func CategoryNames(sums []Summary) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range sums {
@@ -161,7 +162,7 @@ func categoryNames(sums []Summary) []string {
 
 // WriteCSV writes one row per model × style, for spreadsheets.
 func WriteCSV(w io.Writer, sums []Summary) error {
-	cats := categoryNames(sums)
+	cats := CategoryNames(sums)
 	head := []string{"model", "name", "backend", "params", "chat", "smoke", "style", "n", "correct", "score_pct", "ci_low_pct", "ci_high_pct", "parse_errors", "errors"}
 	for _, c := range cats {
 		head = append(head, c+"_pct")
@@ -179,13 +180,9 @@ func WriteCSV(w io.Writer, sums []Summary) error {
 			strconv.Itoa(s.N), strconv.Itoa(s.Correct), f2(s.ScorePct), f2(s.CILowPct), f2(s.CIHighPct),
 			strconv.Itoa(s.ParseErrors), strconv.Itoa(s.Errors),
 		}
-		byCat := map[string]CategoryScore{}
-		for _, c := range s.Categories {
-			byCat[c.Category] = c
-		}
 		for _, c := range cats {
-			if cs, ok := byCat[c]; ok && cs.N > 0 {
-				row = append(row, f2(cs.ScorePct))
+			if pct, ok := s.CategoryPct(c); ok {
+				row = append(row, f2(pct))
 			} else {
 				row = append(row, "")
 			}
@@ -277,7 +274,7 @@ func WriteMarkdown(w io.Writer, data DataInfo, sums []Summary) error {
 		}
 	}
 
-	cats := categoryNames(sums)
+	cats := CategoryNames(sums)
 	if len(cats) > 0 {
 		b.WriteString("\n## Per category\n\nOne question is 100/n points of its category: read small differences with care.\n\n| model | style |")
 		for _, c := range cats {
@@ -286,13 +283,9 @@ func WriteMarkdown(w io.Writer, data DataInfo, sums []Summary) error {
 		b.WriteString("\n|---|---|" + strings.Repeat("--:|", len(cats)) + "\n")
 		for _, s := range sums {
 			fmt.Fprintf(&b, "| %s | %s |", mdEscape(s.Label()), s.Style)
-			byCat := map[string]CategoryScore{}
-			for _, c := range s.Categories {
-				byCat[c.Category] = c
-			}
 			for _, c := range cats {
-				if cs, ok := byCat[c]; ok && cs.N > 0 {
-					fmt.Fprintf(&b, " %.0f%% |", cs.ScorePct)
+				if pct, ok := s.CategoryPct(c); ok {
+					fmt.Fprintf(&b, " %.0f%% |", pct)
 				} else {
 					b.WriteString(" — |")
 				}

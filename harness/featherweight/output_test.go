@@ -121,12 +121,14 @@ func TestFilesRoundTrip(t *testing.T) {
 	for _, r := range back {
 		byKey[r.Model.Key] = r
 	}
+	var fromFiles []ModelResult // in the run's model order
 	for _, r := range results {
 		assert.Equal(t, r, byKey[r.Model.Key])
+		fromFiles = append(fromFiles, byKey[r.Model.Key])
 	}
 
 	regen := t.TempDir()
-	require.NoError(t, WriteSummaries(regen, data, results))
+	require.NoError(t, WriteSummaries(regen, data, fromFiles))
 	for _, name := range []string{SummaryJSON, SummaryCSV, SummaryMD, ChartJSON} {
 		a, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err)

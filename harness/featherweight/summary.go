@@ -53,6 +53,17 @@ func (s Summary) Label() string {
 	return s.Model
 }
 
+// CategoryPct is the score on a category's items; false when the summary
+// has no scored item of that category.
+func (s Summary) CategoryPct(category string) (float64, bool) {
+	for _, c := range s.Categories {
+		if c.Category == category && c.N > 0 {
+			return c.ScorePct, true
+		}
+	}
+	return 0, false
+}
+
 // Summarize scores every model under every style it has records for, in
 // model order and then style order (plain before completion).
 func Summarize(results []ModelResult) []Summary {

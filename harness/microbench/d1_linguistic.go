@@ -76,8 +76,8 @@ func genAgreement(g *gen, n int) ([]Item, error) {
 	for li, q := range quota(n/2, 3) {
 		level := li + 1
 		for made, tries := 0, 0; made < q; tries++ {
-			if tries > 10000 {
-				return nil, fmt.Errorf("level %d: could not make %d distinct pairs", level, q)
+			if tries == maxTries {
+				return nil, fmt.Errorf("level %d: %d distinct pairs of %d after %d draws", level, made, q, maxTries)
 			}
 			animate := g.intn(2) == 0
 			heads, preds, verbs := objectHeads, objectPredicates, objectClauseVerbs
@@ -310,8 +310,8 @@ func genWordOrder(g *gen, n int) ([]Item, error) {
 	for li, q := range quota(n, 3) {
 		level := li + 1
 		for made, tries := 0, 0; made < q; tries++ {
-			if tries > 10000 {
-				return nil, fmt.Errorf("level %d: could not make %d distinct sentences", level, q)
+			if tries == maxTries {
+				return nil, fmt.Errorf("level %d: %d distinct sentences of %d after %d draws", level, made, q, maxTries)
 			}
 			subj, v := pick(g, orderSubjects), pick(g, orderVerbs)
 			obj := pick(g, v.objects)

@@ -217,15 +217,6 @@ func genEveryday(g *gen, n int) ([]Item, error) {
 	}
 	// The hand-written items are level 3, so the generated share of level 3
 	// is smaller: draw levels 1 and 2 evenly and fill the rest from level 3.
-	q := quota(n, 3)
-	q[0], q[1] = n/3+1, n/3+1
-	q[2] = n - q[0] - q[1]
-	var out []Item
-	for i := range byLevel {
-		if q[i] > len(byLevel[i]) {
-			return nil, fmt.Errorf("level %d has %d candidate items, %d wanted", i+1, len(byLevel[i]), q[i])
-		}
-		out = append(out, sample(g, byLevel[i], q[i])...)
-	}
-	return out, nil
+	low := n/3 + 1
+	return takeQuotas(g, byLevel[:], []int{low, low, n - 2*low})
 }

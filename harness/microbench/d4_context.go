@@ -30,69 +30,56 @@ var (
 )
 
 func genReading(g *gen, n int) ([]Item, error) {
-	var out []Item
-	seen := map[string]bool{}
-	for li, q := range quota(n, 3) {
-		level := li + 1
+	return g.leveled(n, func(level int) (string, string, []string, bool) {
 		k := level + 1 // people in the passage
-		for made := 0; made < q; {
-			ps := sample(g, people, k)
-			ts := sample(g, towns, k)
-			cs := sample(g, colors, k)
-			bs := sample(g, belongings, k)
-			as := sample(g, pets, k)
-			ns := sample(g, petNames, k)
-			var b strings.Builder
-			for i, p := range ps {
-				if i > 0 {
-					b.WriteString(" ")
-				}
-				fmt.Fprintf(&b, "%s lives in %s. %s has %s %s and a %s named %s.", p.Name, ts[i], p.SubjCap, article(cs[i]), bs[i], as[i], ns[i])
+		ps := sample(g, people, k)
+		ts := sample(g, towns, k)
+		cs := sample(g, colors, k)
+		bs := sample(g, belongings, k)
+		as := sample(g, pets, k)
+		ns := sample(g, petNames, k)
+		var b strings.Builder
+		for i, p := range ps {
+			if i > 0 {
+				b.WriteString(" ")
 			}
-			if level == 3 {
-				fmt.Fprintf(&b, " Last year %s visited %s.", ps[1].Name, ts[0])
-			}
-			who := g.intn(k)
-			p := ps[who]
-			var question, gold string
-			var inPassage, pool []string
-			switch g.intn(4) {
-			case 0:
-				question, gold, inPassage, pool = fmt.Sprintf("Where does %s live?", p.Name), ts[who], ts, towns
-			case 1:
-				question, gold, inPassage, pool = fmt.Sprintf("What color is %s's %s?", p.Name, bs[who]), cs[who], cs, colors
-			case 2:
-				question, gold, inPassage, pool = fmt.Sprintf("What is the name of %s's %s?", p.Name, as[who]), ns[who], ns, petNames
-			default:
-				var names, all []string
-				for _, x := range ps {
-					names = append(names, x.Name)
-				}
-				for _, x := range people {
-					all = append(all, x.Name)
-				}
-				question, gold, inPassage, pool = fmt.Sprintf("Who lives in %s?", ts[who]), p.Name, names, all
-			}
-			var wrong []string
-			for _, x := range inPassage {
-				if x != gold && len(wrong) < 3 {
-					wrong = append(wrong, x)
-				}
-			}
-			if len(wrong) < 3 {
-				wrong = append(wrong, others(g, pool, 3-len(wrong), inPassage...)...)
-			}
-			ctx := b.String() + "\nQuestion: " + question + "\nAnswer:"
-			if seen[ctx] {
-				continue
-			}
-			seen[ctx] = true
-			made++
-			ch, gi := g.choices(gold, wrong...)
-			out = append(out, Item{Context: ctx, Choices: ch, Gold: gi, Level: level})
+			fmt.Fprintf(&b, "%s lives in %s. %s has %s %s and a %s named %s.", p.Name, ts[i], p.SubjCap, article(cs[i]), bs[i], as[i], ns[i])
 		}
-	}
-	return out, nil
+		if level == 3 {
+			fmt.Fprintf(&b, " Last year %s visited %s.", ps[1].Name, ts[0])
+		}
+		who := g.intn(k)
+		p := ps[who]
+		var question, gold string
+		var inPassage, pool []string
+		switch g.intn(4) {
+		case 0:
+			question, gold, inPassage, pool = fmt.Sprintf("Where does %s live?", p.Name), ts[who], ts, towns
+		case 1:
+			question, gold, inPassage, pool = fmt.Sprintf("What color is %s's %s?", p.Name, bs[who]), cs[who], cs, colors
+		case 2:
+			question, gold, inPassage, pool = fmt.Sprintf("What is the name of %s's %s?", p.Name, as[who]), ns[who], ns, petNames
+		default:
+			var names, all []string
+			for _, x := range ps {
+				names = append(names, x.Name)
+			}
+			for _, x := range people {
+				all = append(all, x.Name)
+			}
+			question, gold, inPassage, pool = fmt.Sprintf("Who lives in %s?", ts[who]), p.Name, names, all
+		}
+		var wrong []string
+		for _, x := range inPassage {
+			if x != gold && len(wrong) < 3 {
+				wrong = append(wrong, x)
+			}
+		}
+		if len(wrong) < 3 {
+			wrong = append(wrong, others(g, pool, 3-len(wrong), inPassage...)...)
+		}
+		return b.String() + "\nQuestion: " + question + "\nAnswer:", gold, wrong, true
+	})
 }
 
 var trackingSpec = taskSpec{
@@ -115,55 +102,42 @@ var (
 )
 
 func genTracking(g *gen, n int) ([]Item, error) {
-	var out []Item
-	seen := map[string]bool{}
-	for li, q := range quota(n, 3) {
-		level := li + 1
+	return g.leveled(n, func(level int) (ctx, gold string, wrong []string, ok bool) {
 		moves := level
-		for made := 0; made < q; {
-			var ctx string
-			var locs []string
-			ps := sample(g, people, 3)
-			if g.intn(2) == 0 {
-				obj := pick(g, smallThngs)
-				locs = sample(g, containers, moves+1)
-				s := []string{fmt.Sprintf("The %s is in the %s.", obj, locs[0]),
-					fmt.Sprintf("%s takes the %s out of the %s and puts it in the %s.", ps[0].Name, obj, locs[0], locs[1])}
-				for m := 2; m <= moves; m++ {
-					s = append(s, fmt.Sprintf("Then %s takes it out and puts it in the %s.", ps[m-1].Name, locs[m]))
-				}
-				if level == 3 {
-					other := pick(g, smallThngs)
-					if other == obj {
-						continue
-					}
-					s = append(s, fmt.Sprintf("The %s stays in the %s.", other, locs[1]))
-				}
-				ctx = strings.Join(s, " ") + fmt.Sprintf(" Now the %s is in the", obj)
-			} else {
-				p := ps[0]
-				locs = sample(g, rooms, moves+1)
-				s := []string{fmt.Sprintf("%s is in the %s.", p.Name, locs[0]),
-					fmt.Sprintf("Then %s walks to the %s.", p.Subj, locs[1])}
-				if moves >= 2 {
-					s = append(s, fmt.Sprintf("After that, %s goes to the %s.", p.Subj, locs[2]))
-				}
-				if moves >= 3 {
-					s = append(s, fmt.Sprintf("%s stays in the %s.", ps[1].Name, locs[1]),
-						fmt.Sprintf("Later %s goes to the %s.", p.Name, locs[3]))
-				}
-				ctx = strings.Join(s, " ") + fmt.Sprintf(" Now %s is in the", p.Name)
+		var locs []string
+		ps := sample(g, people, 3)
+		if g.intn(2) == 0 {
+			obj := pick(g, smallThngs)
+			locs = sample(g, containers, moves+1)
+			s := []string{fmt.Sprintf("The %s is in the %s.", obj, locs[0]),
+				fmt.Sprintf("%s takes the %s out of the %s and puts it in the %s.", ps[0].Name, obj, locs[0], locs[1])}
+			for m := 2; m <= moves; m++ {
+				s = append(s, fmt.Sprintf("Then %s takes it out and puts it in the %s.", ps[m-1].Name, locs[m]))
 			}
-			if seen[ctx] {
-				continue
+			if level == 3 {
+				other := pick(g, smallThngs)
+				if other == obj {
+					return
+				}
+				s = append(s, fmt.Sprintf("The %s stays in the %s.", other, locs[1]))
 			}
-			seen[ctx] = true
-			made++
-			ch, gi := g.choices(locs[moves], locs[:moves]...)
-			out = append(out, Item{Context: ctx, Choices: ch, Gold: gi, Level: level})
+			ctx = strings.Join(s, " ") + fmt.Sprintf(" Now the %s is in the", obj)
+		} else {
+			p := ps[0]
+			locs = sample(g, rooms, moves+1)
+			s := []string{fmt.Sprintf("%s is in the %s.", p.Name, locs[0]),
+				fmt.Sprintf("Then %s walks to the %s.", p.Subj, locs[1])}
+			if moves >= 2 {
+				s = append(s, fmt.Sprintf("After that, %s goes to the %s.", p.Subj, locs[2]))
+			}
+			if moves >= 3 {
+				s = append(s, fmt.Sprintf("%s stays in the %s.", ps[1].Name, locs[1]),
+					fmt.Sprintf("Later %s goes to the %s.", p.Name, locs[3]))
+			}
+			ctx = strings.Join(s, " ") + fmt.Sprintf(" Now %s is in the", p.Name)
 		}
-	}
-	return out, nil
+		return ctx, locs[moves], locs[:moves], true
+	})
 }
 
 var copyingSpec = taskSpec{
@@ -244,59 +218,45 @@ func (g *gen) mutate(w string, exclude map[string]bool) string {
 var codeColors = []string{"red", "blue", "green", "yellow", "white", "black"}
 
 func genCopying(g *gen, n int) ([]Item, error) {
-	var out []Item
-	seen := map[string]bool{}
-	for li, q := range quota(n, 3) {
-		level := li + 1
-		for made := 0; made < q; {
-			var ctx, gold string
-			var wrong []string
-			switch level {
-			case 1:
-				gold = g.nonce(2)
-				ex := map[string]bool{gold: true}
-				for range 3 {
-					m := g.mutate(gold, ex)
-					ex[m] = true
-					wrong = append(wrong, m)
-				}
-				ctx = fmt.Sprintf("The secret word is %s. Say the secret word again. The secret word is", gold)
-			case 2:
-				a, b := g.nonce(3), g.nonce(3)
-				if a == b {
-					continue
-				}
-				cs := sample(g, codeColors, 2)
-				ask := g.intn(2)
-				gold = []string{a, b}[ask]
-				other := []string{a, b}[1-ask]
-				ex := map[string]bool{a: true, b: true}
-				m1 := g.mutate(gold, ex)
-				ex[m1] = true
-				wrong = []string{other, m1, g.mutate(other, ex)}
-				ctx = fmt.Sprintf("The %s box has the code %s, and the %s box has the code %s. The code of the %s box is", cs[0], a, cs[1], b, cs[ask])
-			case 3:
-				list := make([]string, 5)
-				uniq := map[string]bool{}
-				for i := range list {
-					for list[i] == "" || uniq[list[i]] {
-						list[i] = g.nonce(2)
-					}
-					uniq[list[i]] = true
-				}
-				at := g.between(2, 4)
-				gold = list[at]
-				wrong = others(g, list, 3, gold)
-				ctx = fmt.Sprintf("Here is a list: %s. Here is the same list again: %s,", strings.Join(list, ", "), strings.Join(list[:at], ", "))
+	return g.leveled(n, func(level int) (ctx, gold string, wrong []string, ok bool) {
+		switch level {
+		case 1:
+			gold = g.nonce(2)
+			ex := map[string]bool{gold: true}
+			for range 3 {
+				m := g.mutate(gold, ex)
+				ex[m] = true
+				wrong = append(wrong, m)
 			}
-			if seen[ctx] {
-				continue
+			ctx = fmt.Sprintf("The secret word is %s. Say the secret word again. The secret word is", gold)
+		case 2:
+			a, b := g.nonce(3), g.nonce(3)
+			if a == b {
+				return
 			}
-			seen[ctx] = true
-			made++
-			ch, gi := g.choices(gold, wrong...)
-			out = append(out, Item{Context: ctx, Choices: ch, Gold: gi, Level: level})
+			cs := sample(g, codeColors, 2)
+			ask := g.intn(2)
+			gold = []string{a, b}[ask]
+			other := []string{a, b}[1-ask]
+			ex := map[string]bool{a: true, b: true}
+			m1 := g.mutate(gold, ex)
+			ex[m1] = true
+			wrong = []string{other, m1, g.mutate(other, ex)}
+			ctx = fmt.Sprintf("The %s box has the code %s, and the %s box has the code %s. The code of the %s box is", cs[0], a, cs[1], b, cs[ask])
+		case 3:
+			list := make([]string, 5)
+			uniq := map[string]bool{}
+			for i := range list {
+				for list[i] == "" || uniq[list[i]] {
+					list[i] = g.nonce(2)
+				}
+				uniq[list[i]] = true
+			}
+			at := g.between(2, 4)
+			gold = list[at]
+			wrong = others(g, list, 3, gold)
+			ctx = fmt.Sprintf("Here is a list: %s. Here is the same list again: %s,", strings.Join(list, ", "), strings.Join(list[:at], ", "))
 		}
-	}
-	return out, nil
+		return ctx, gold, wrong, true
+	})
 }

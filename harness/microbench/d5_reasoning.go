@@ -39,63 +39,49 @@ var (
 )
 
 func genArithmetic(g *gen, n int) ([]Item, error) {
-	var out []Item
-	seen := map[string]bool{}
-	for li, q := range quota(n, 3) {
-		level := li + 1
-		for made := 0; made < q; {
-			var ctx, gold string
-			var wrong []string
-			switch level {
-			case 1:
-				a, b := g.between(1, 9), g.between(1, 9)
+	return g.leveled(n, func(level int) (ctx, gold string, wrong []string, ok bool) {
+		switch level {
+		case 1:
+			a, b := g.between(1, 9), g.between(1, 9)
+			ctx, gold = fmt.Sprintf("%d + %d =", a, b), strconv.Itoa(a+b)
+			wrong = near(g, a+b, 3, -2, -1, 1, 2)
+		case 2:
+			if g.intn(2) == 0 {
+				p, thing := pick(g, people), pick(g, countables)
+				a, b := g.between(3, 12), g.between(2, 9)
+				var ans int
+				if g.intn(2) == 0 {
+					ans = a + b
+					ctx = fmt.Sprintf("%s has %d %s. %s gets %d more %s. Now %s has", p.Name, a, thing, p.SubjCap, b, thing, p.Name)
+				} else {
+					if b >= a {
+						return
+					}
+					ans = a - b
+					ctx = fmt.Sprintf("%s had %d %s. %s gave %d %s to a friend. Now %s has", p.Name, a, thing, p.SubjCap, b, thing, p.Name)
+				}
+				gold = fmt.Sprintf("%d %s.", ans, thing)
+				for _, w := range near(g, ans, 3, -2, -1, 1, 2) {
+					wrong = append(wrong, w+" "+thing+".")
+				}
+			} else {
+				a, b := g.between(11, 59), g.between(11, 39)
 				ctx, gold = fmt.Sprintf("%d + %d =", a, b), strconv.Itoa(a+b)
-				wrong = near(g, a+b, 3, -2, -1, 1, 2)
-			case 2:
-				if g.intn(2) == 0 {
-					p, thing := pick(g, people), pick(g, countables)
-					a, b := g.between(3, 12), g.between(2, 9)
-					var ans int
-					if g.intn(2) == 0 {
-						ans = a + b
-						ctx = fmt.Sprintf("%s has %d %s. %s gets %d more %s. Now %s has", p.Name, a, thing, p.SubjCap, b, thing, p.Name)
-					} else {
-						if b >= a {
-							continue
-						}
-						ans = a - b
-						ctx = fmt.Sprintf("%s had %d %s. %s gave %d %s to a friend. Now %s has", p.Name, a, thing, p.SubjCap, b, thing, p.Name)
-					}
-					gold = fmt.Sprintf("%d %s.", ans, thing)
-					for _, w := range near(g, ans, 3, -2, -1, 1, 2) {
-						wrong = append(wrong, w+" "+thing+".")
-					}
-				} else {
-					a, b := g.between(11, 59), g.between(11, 39)
-					ctx, gold = fmt.Sprintf("%d + %d =", a, b), strconv.Itoa(a+b)
-					wrong = near(g, a+b, 3, -10, -2, -1, 1, 2, 10)
-				}
-			case 3:
-				if g.intn(2) == 0 {
-					a, b := g.between(30, 99), g.between(11, 29)
-					ctx, gold = fmt.Sprintf("%d - %d =", a, b), strconv.Itoa(a-b)
-					wrong = near(g, a-b, 3, -10, -2, -1, 1, 2, 10)
-				} else {
-					a, b := g.between(2, 9), g.between(2, 9)
-					ctx, gold = fmt.Sprintf("%d * %d =", a, b), strconv.Itoa(a*b)
-					wrong = near(g, a*b, 3, -a, -b, -1, 1, a, b)
-				}
+				wrong = near(g, a+b, 3, -10, -2, -1, 1, 2, 10)
 			}
-			if seen[ctx] {
-				continue
+		case 3:
+			if g.intn(2) == 0 {
+				a, b := g.between(30, 99), g.between(11, 29)
+				ctx, gold = fmt.Sprintf("%d - %d =", a, b), strconv.Itoa(a-b)
+				wrong = near(g, a-b, 3, -10, -2, -1, 1, 2, 10)
+			} else {
+				a, b := g.between(2, 9), g.between(2, 9)
+				ctx, gold = fmt.Sprintf("%d * %d =", a, b), strconv.Itoa(a*b)
+				wrong = near(g, a*b, 3, -a, -b, -1, 1, a, b)
 			}
-			seen[ctx] = true
-			made++
-			ch, gi := g.choices(gold, wrong...)
-			out = append(out, Item{Context: ctx, Choices: ch, Gold: gi, Level: level})
 		}
-	}
-	return out, nil
+		return ctx, gold, wrong, true
+	})
 }
 
 var comparisonSpec = taskSpec{
@@ -252,74 +238,60 @@ func numbers(start, step, k int) []string {
 }
 
 func genSequences(g *gen, n int) ([]Item, error) {
-	var out []Item
-	seen := map[string]bool{}
-	for li, q := range quota(n, 3) {
-		level := li + 1
-		for made := 0; made < q; {
-			var shown []string
-			var gold, ctx string
-			var wrong []string
-			switch level*10 + g.intn(3) {
-			case 10: // count on by one
-				s := g.between(1, 40)
-				shown, gold = numbers(s, 1, 4), strconv.Itoa(s+4)
-				wrong = near(g, s+4, 3, -1, 1, 2)
-			case 11:
-				shown, gold = cyclic(weekdays, g.intn(7), 3)
-				wrong = others(g, weekdays, 3, gold)
-			case 12:
-				s := g.intn(20)
-				letters := strings.Split("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "")
-				shown, gold = letters[s:s+4], letters[s+4]
-				wrong = others(g, letters[max(0, s-2):min(len(letters), s+8)], 3, gold)
-			case 20: // steps, or counting down
-				step := pick(g, []int{2, 3, 5, 10})
-				if g.intn(3) == 0 {
-					step = -1
-				}
-				s := g.between(1, 9) * max(step, 1)
-				if step < 0 {
-					s = g.between(10, 30)
-				}
-				shown, gold = numbers(s, step, 4), strconv.Itoa(s+4*step)
-				wrong = near(g, s+4*step, 3, -step, step, 1, -1, 2*step)
-			case 21:
-				shown, gold = cyclic(monthNames, g.intn(12), 3)
-				wrong = others(g, monthNames, 3, gold)
-			case 22:
-				s := g.between(1, 6)
-				step := g.between(1, 2)
-				for i := range 3 {
-					shown = append(shown, numberWords[s+i*step])
-				}
-				gold = numberWords[s+3*step]
-				wrong = others(g, numberWords[s:], 3, gold)
-			case 30, 31: // doubling
-				s := g.between(1, 5)
-				shown, gold = []string{strconv.Itoa(s), strconv.Itoa(2 * s), strconv.Itoa(4 * s), strconv.Itoa(8 * s)}, strconv.Itoa(16*s)
-				wrong = near(g, 16*s, 3, -8*s, 8*s, 4*s, 2)
-			case 32: // counting
-				t := pick(g, countThings)
-				k := g.between(4, 8) // k−2 ≥ 2 keeps every distractor plural
-				marks := strings.TrimSpace(strings.Repeat(t[1]+" ", k))
-				gold = fmt.Sprintf("%s %ss.", numberWords[k], t[0])
-				for _, d := range sample(g, []int{-2, -1, 1, 2}, 3) {
-					wrong = append(wrong, fmt.Sprintf("%s %ss.", numberWords[k+d], t[0]))
-				}
-				ctx = fmt.Sprintf("Count the %ss: %s. There are", t[0], marks)
+	return g.leveled(n, func(level int) (ctx, gold string, wrong []string, ok bool) {
+		var shown []string
+		switch level*10 + g.intn(3) {
+		case 10: // count on by one
+			s := g.between(1, 40)
+			shown, gold = numbers(s, 1, 4), strconv.Itoa(s+4)
+			wrong = near(g, s+4, 3, -1, 1, 2)
+		case 11:
+			shown, gold = cyclic(weekdays, g.intn(7), 3)
+			wrong = others(g, weekdays, 3, gold)
+		case 12:
+			s := g.intn(20)
+			letters := strings.Split("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "")
+			shown, gold = letters[s:s+4], letters[s+4]
+			wrong = others(g, letters[max(0, s-2):min(len(letters), s+8)], 3, gold)
+		case 20: // steps, or counting down
+			step := pick(g, []int{2, 3, 5, 10})
+			if g.intn(3) == 0 {
+				step = -1
 			}
-			if ctx == "" {
-				ctx = strings.Join(shown, ", ") + ","
+			s := g.between(1, 9) * max(step, 1)
+			if step < 0 {
+				s = g.between(10, 30)
 			}
-			if seen[ctx] {
-				continue
+			shown, gold = numbers(s, step, 4), strconv.Itoa(s+4*step)
+			wrong = near(g, s+4*step, 3, -step, step, 1, -1, 2*step)
+		case 21:
+			shown, gold = cyclic(monthNames, g.intn(12), 3)
+			wrong = others(g, monthNames, 3, gold)
+		case 22:
+			s := g.between(1, 6)
+			step := g.between(1, 2)
+			for i := range 3 {
+				shown = append(shown, numberWords[s+i*step])
 			}
-			seen[ctx] = true
-			made++
-			ch, gi := g.choices(gold, wrong...)
-			out = append(out, Item{Context: ctx, Choices: ch, Gold: gi, Level: level})
+			gold = numberWords[s+3*step]
+			wrong = others(g, numberWords[s:], 3, gold)
+		case 30, 31: // doubling
+			s := g.between(1, 5)
+			shown, gold = []string{strconv.Itoa(s), strconv.Itoa(2 * s), strconv.Itoa(4 * s), strconv.Itoa(8 * s)}, strconv.Itoa(16*s)
+			wrong = near(g, 16*s, 3, -8*s, 8*s, 4*s, 2)
+		case 32: // counting
+			t := pick(g, countThings)
+			k := g.between(4, 8) // k−2 ≥ 2 keeps every distractor plural
+			marks := strings.TrimSpace(strings.Repeat(t[1]+" ", k))
+			gold = fmt.Sprintf("%s %ss.", numberWords[k], t[0])
+			for _, d := range sample(g, []int{-2, -1, 1, 2}, 3) {
+				wrong = append(wrong, fmt.Sprintf("%s %ss.", numberWords[k+d], t[0]))
+			}
+			ctx = fmt.Sprintf("Count the %ss: %s. There are", t[0], marks)
 		}
-	}
-	return out, nil
+		if ctx == "" {
+			ctx = strings.Join(shown, ", ") + ","
+		}
+		return ctx, gold, wrong, true
+	})
 }

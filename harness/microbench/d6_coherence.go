@@ -156,13 +156,8 @@ func genStory(g *gen, n int) ([]Item, error) {
 	var out []Item
 	for i, s := range sample(g, stories, n/2) {
 		p := pick(g, people)
-		group := fmt.Sprintf("p%02d", i+1)
-		endA, endB := p.fill(s.endA), p.fill(s.endB)
-		c1, g1 := g.choices(endA, endB)
-		c2, g2 := g.choices(endB, endA)
-		out = append(out,
-			Item{Context: p.fill(s.setup + " " + s.midA), Choices: c1, Gold: g1, Group: group, Level: s.level},
-			Item{Context: p.fill(s.setup + " " + s.midB), Choices: c2, Gold: g2, Group: group, Level: s.level})
+		out = append(out, g.contrastPair(fmt.Sprintf("p%02d", i+1), s.level,
+			p.fill(s.setup+" "+s.midA), p.fill(s.setup+" "+s.midB), p.fill(s.endA), p.fill(s.endB))...)
 	}
 	return out, nil
 }

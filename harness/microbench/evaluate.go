@@ -189,13 +189,13 @@ func countItems(plans []plan) int {
 }
 
 // scored checks one backend result: an error or a non-finite log-probability
-// makes the item unscorable.
-func scored(r lm.LLResult) error {
+// makes the item or document unscorable.
+func scored(err error, logProb float64) error {
 	switch {
-	case r.Err != nil:
-		return r.Err
-	case math.IsNaN(r.LogProb) || math.IsInf(r.LogProb, 0):
-		return fmt.Errorf("the backend returned log-probability %v", r.LogProb)
+	case err != nil:
+		return err
+	case math.IsNaN(logProb) || math.IsInf(logProb, 0):
+		return fmt.Errorf("the backend returned log-probability %v", logProb)
 	}
 	return nil
 }
@@ -209,7 +209,7 @@ func itemRecords(p plan, ll []lm.LLResult, fail func(item, msg string)) []ItemRe
 		for i, c := range it.Choices {
 			cont := it.Continuation(i)
 			r := ll[p.main[k][i]]
-			if err := scored(r); err != nil {
+			if err := scored(r.Err, r.LogProb); err != nil {
 				rec.Error = fmt.Sprintf("choice %d %q: %v", i, cont, err)
 				break
 			}
@@ -223,7 +223,7 @@ func itemRecords(p plan, ll []lm.LLResult, fail func(item, msg string)) []ItemRe
 				cr.Value = r.LogProb / float64(len(cont))
 			case PMI:
 				n := ll[p.null[k][i]]
-				if err := scored(n); err != nil {
+				if err := scored(n.Err, n.LogProb); err != nil {
 					rec.Error = fmt.Sprintf("choice %d %q under the null context %q: %v", i, cont, p.task.Null(), err)
 					break choices
 				}
@@ -323,18 +323,13 @@ func documentRecords(p plan, rolling []lm.RollingResult, fail func(item, msg str
 		r := rolling[p.docs[k]]
 		d := DocumentRecord{Task: p.task.ID, ID: it.ID, Level: it.Level, Bytes: len(it.Text),
 			Tokens: r.Tokens, Windows: r.Windows}
-		switch {
-		case r.Err != nil:
-			d.Error = r.Err.Error()
-		case math.IsNaN(r.LogProb) || math.IsInf(r.LogProb, 0):
-			d.Error = fmt.Sprintf("the backend returned log-probability %v", r.LogProb)
-		default:
+		if err := scored(r.Err, r.LogProb); err != nil {
+			d.Error = err.Error()
+			fail(p.task.ID+"/"+it.ID, d.Error)
+		} else {
 			d.LogProb = r.LogProb
 			d.Bits = -r.LogProb / math.Ln2
 			d.BitsPerByte = d.Bits / float64(d.Bytes)
-		}
-		if d.Error != "" {
-			fail(p.task.ID+"/"+it.ID, d.Error)
 		}
 		out[k] = d
 	}
@@ -345,6 +340,7 @@ func summariseDocuments(p plan, docs []DocumentRecord) TaskResult {
 	t := p.task
 	tr := TaskResult{ID: t.ID, Domain: t.Domain, Name: t.Name, Reduction: t.Reduction, ItemsTotal: len(t.Items)}
 	var bits, bytes []float64
+	totalBits := 0.0
 	levelBits, levelBytes, levelDocs := map[int]float64{}, map[int]float64{}, map[int]int{}
 	for _, d := range docs {
 		if d.Error != "" {
@@ -355,6 +351,7 @@ func summariseDocuments(p plan, docs []DocumentRecord) TaskResult {
 		tr.Bytes += d.Bytes
 		tr.Tokens += d.Tokens
 		bits = append(bits, d.Bits)
+		totalBits += d.Bits
 		bytes = append(bytes, float64(d.Bytes))
 		levelBits[d.Level] += d.Bits
 		levelBytes[d.Level] += float64(d.Bytes)
@@ -362,11 +359,7 @@ func summariseDocuments(p plan, docs []DocumentRecord) TaskResult {
 	}
 	tr.Units = tr.Items
 	if tr.Items > 0 {
-		total := 0.0
-		for _, b := range bits {
-			total += b
-		}
-		bpb := total / float64(tr.Bytes)
+		bpb := totalBits / float64(tr.Bytes)
 		se := ratioSE(bits, bytes)
 		tr.BitsPerByte, tr.BitsPerByteSE = &bpb, &se
 		tr.Score = BPBScore(bpb)

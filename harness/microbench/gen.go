@@ -120,12 +120,49 @@ func quota(n, levels int) []int {
 // takeByLevel draws quota(n, len(byLevel)) items at random from each
 // level's candidates (byLevel[0] is level 1) and returns them level by level.
 func takeByLevel(g *gen, byLevel [][]Item, n int) ([]Item, error) {
+	return takeQuotas(g, byLevel, quota(n, len(byLevel)))
+}
+
+// takeQuotas draws q[i] items at random from level i+1's candidates and
+// returns them level by level.
+func takeQuotas(g *gen, byLevel [][]Item, q []int) ([]Item, error) {
 	var out []Item
-	for i, q := range quota(n, len(byLevel)) {
-		if q > len(byLevel[i]) {
-			return nil, fmt.Errorf("level %d has %d candidate items, %d wanted", i+1, len(byLevel[i]), q)
+	for i, k := range q {
+		if k > len(byLevel[i]) {
+			return nil, fmt.Errorf("level %d has %d candidate items, %d wanted", i+1, len(byLevel[i]), k)
 		}
-		out = append(out, sample(g, byLevel[i], q)...)
+		out = append(out, sample(g, byLevel[i], k)...)
+	}
+	return out, nil
+}
+
+// maxTries bounds the draws for one level of a generator that throws
+// attempts away, so a word list too small for its quota is an error
+// rather than an endless loop.
+const maxTries = 10000
+
+// leveled makes quota(n, 3) items per level, level by level. draw proposes
+// an item of the level: its context, gold answer and distractors, or ok
+// false to throw the attempt away. An attempt whose context repeats an
+// earlier item's is thrown away too; a kept one gets its choices shuffled.
+func (g *gen) leveled(n int, draw func(level int) (ctx, gold string, wrong []string, ok bool)) ([]Item, error) {
+	var out []Item
+	seen := map[string]bool{}
+	for li, q := range quota(n, 3) {
+		level := li + 1
+		for made, tries := 0, 0; made < q; tries++ {
+			if tries == maxTries {
+				return nil, fmt.Errorf("level %d: %d distinct items of %d after %d draws", level, made, q, maxTries)
+			}
+			ctx, gold, wrong, ok := draw(level)
+			if !ok || seen[ctx] {
+				continue
+			}
+			seen[ctx] = true
+			made++
+			ch, gi := g.choices(gold, wrong...)
+			out = append(out, Item{Context: ctx, Choices: ch, Gold: gi, Level: level})
+		}
 	}
 	return out, nil
 }

@@ -9,26 +9,19 @@ import (
 )
 
 // Leaderboard renders result files as the spec's Markdown table (Rank,
-// Model, Params, INDEX, D1…D6), ranked by index from high to low. A run
-// whose index is within noise of the run ranked directly above it (Differ
-// is false) is marked ≈. Runs without an index (incomplete) are listed
-// after the table, unranked.
+// Model, Params, INDEX, D1…D6) in Rank's order: by index from high to low,
+// a run within noise of the run ranked directly above marked ≈. Runs
+// without an index (incomplete) are listed after the table, unranked.
 func Leaderboard(results []*Result) string {
-	var ranked, unranked []*Result
-	for _, r := range results {
-		if r.Index != nil {
-			ranked = append(ranked, r)
-		} else {
-			unranked = append(unranked, r)
+	ranked := Rank(results)
+	labels := Labels(results)
+	cell := func(r *Result) string {
+		l := strings.ReplaceAll(labels[r], "|", `\|`)
+		if r.Model.Smoke {
+			l += " *smoke model*"
 		}
+		return l
 	}
-	sort.SliceStable(ranked, func(i, j int) bool {
-		if *ranked[i].Index != *ranked[j].Index {
-			return *ranked[i].Index > *ranked[j].Index
-		}
-		return ranked[i].Model.Key < ranked[j].Model.Key
-	})
-	labels := rowLabels(results)
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s leaderboard\n\n", Name)
@@ -43,17 +36,18 @@ func Leaderboard(results []*Result) string {
 	}
 	b.WriteString("\n")
 	noise, smoke := false, false
-	for i, r := range ranked {
+	for i, rr := range ranked {
+		r := rr.Result
 		rank := strconv.Itoa(i + 1)
 		if i < 3 {
 			rank = []string{"🥇 ", "🥈 ", "🥉 "}[i] + rank
 		}
-		if i > 0 && !Differ(*r.Index, seOf(r), *ranked[i-1].Index, seOf(ranked[i-1])) {
+		if rr.WithinNoise {
 			rank += " ≈"
 			noise = true
 		}
 		smoke = smoke || r.Model.Smoke
-		fmt.Fprintf(&b, "| %s | %s | %s | %.2f |", rank, labels[r], FormatParams(r.NumParameters), *r.Index)
+		fmt.Fprintf(&b, "| %s | %s | %s | %.2f |", rank, cell(r), FormatParams(r.NumParameters), *r.Index)
 		for _, d := range Domains {
 			fmt.Fprintf(&b, " %.2f |", r.DomainScores[d.ID])
 		}
@@ -61,12 +55,11 @@ func Leaderboard(results []*Result) string {
 	}
 	if len(ranked) == 0 {
 		b.WriteString("\nNo complete run yet: the index needs every item of every task.\n")
-	}
-	if len(ranked) > 0 {
+	} else {
 		b.WriteString("\nStandard errors of the index (item sampling): ")
 		var parts []string
-		for _, r := range ranked {
-			parts = append(parts, fmt.Sprintf("%s ± %.2f", labels[r], seOf(r)))
+		for _, rr := range ranked {
+			parts = append(parts, fmt.Sprintf("%s ± %.2f", cell(rr.Result), rr.SE))
 		}
 		b.WriteString(strings.Join(parts, "; ") + ".\n")
 	}
@@ -76,9 +69,12 @@ func Leaderboard(results []*Result) string {
 	if smoke {
 		b.WriteString("\n*smoke model*: the built-in deterministic model; its numbers measure the harness, not a language model.\n")
 	}
-	if len(unranked) > 0 {
+	if len(ranked) < len(results) {
 		b.WriteString("\n## Not ranked (incomplete runs)\n\n| Model | Params | complete tasks | scored items |\n|---|---|---|---|\n")
-		for _, r := range unranked {
+		for _, r := range results {
+			if r.Index != nil {
+				continue
+			}
 			complete, items, total := 0, 0, 0
 			for _, t := range r.Tasks {
 				if t.Complete {
@@ -87,7 +83,7 @@ func Leaderboard(results []*Result) string {
 				items += t.Items
 				total += t.ItemsTotal
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d of %d | %d of %d |\n", labels[r], FormatParams(r.NumParameters), complete, len(r.Tasks), items, total)
+			fmt.Fprintf(&b, "| %s | %s | %d of %d | %d of %d |\n", cell(r), FormatParams(r.NumParameters), complete, len(r.Tasks), items, total)
 		}
 	}
 	return b.String()
@@ -100,28 +96,51 @@ func seOf(r *Result) float64 {
 	return *r.StandardErrors.Index
 }
 
-// rowLabels names each run by its model, adding the run stamp where two
-// runs share a model name, and marks the smoke model.
-func rowLabels(results []*Result) map[*Result]string {
-	base := func(r *Result) string {
-		l := r.Model.Name
-		if l == "" {
-			l = r.Model.Key
+// Ranked is one complete result in leaderboard order.
+type Ranked struct {
+	Result *Result
+	// SE is the index's standard error (0 when the file has none).
+	SE float64
+	// WithinNoise: the gap to the result ranked directly above is noise
+	// under the spec's rule (Differ is false).
+	WithinNoise bool
+}
+
+// Rank is the leaderboard's order: the results that have an index
+// (complete runs), from high to low, ties by model key.
+func Rank(results []*Result) []Ranked {
+	var out []Ranked
+	for _, r := range results {
+		if r.Index != nil {
+			out = append(out, Ranked{Result: r, SE: seOf(r)})
 		}
-		return strings.ReplaceAll(l, "|", `\|`)
 	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Result, out[j].Result
+		if *a.Index != *b.Index {
+			return *a.Index > *b.Index
+		}
+		return a.Model.Key < b.Model.Key
+	})
+	for i := 1; i < len(out); i++ {
+		out[i].WithinNoise = !Differ(*out[i].Result.Index, out[i].SE, *out[i-1].Result.Index, out[i-1].SE)
+	}
+	return out
+}
+
+// Labels names each result by its model (catalog name, else key), adding
+// the run stamp where two results share a name. These are the
+// leaderboard's row labels before Markdown escaping and the smoke marker.
+func Labels(results []*Result) map[*Result]string {
 	count := map[string]int{}
 	for _, r := range results {
-		count[base(r)]++
+		count[r.modelName()]++
 	}
 	out := map[*Result]string{}
 	for _, r := range results {
-		l := base(r)
+		l := r.modelName()
 		if count[l] > 1 && r.Run != "" {
 			l += " (" + r.Run + ")"
-		}
-		if r.Model.Smoke {
-			l += " *smoke model*"
 		}
 		out[r] = l
 	}

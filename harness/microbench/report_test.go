@@ -71,6 +71,37 @@ func TestLeaderboardNamesRepeatedModelsByRun(t *testing.T) {
 	assert.Contains(t, mb.Leaderboard(nil), "No complete run yet")
 }
 
+// Rank and Labels are what other renderings of the leaderboard (the HTML
+// report) build on: the order, the noise marks and the plain labels.
+func TestRankAndLabels(t *testing.T) {
+	smoke := ranked("smoke", "", 0, 3.05, 0.5, 0, 0, 0, 0, 0, 0)
+	smoke.Model.Smoke = true
+	a := ranked("a", "Pythia|160M", 0, 58, 1, 0, 0, 0, 0, 0, 0)
+	b := ranked("b", "Model", 0, 69.82, 1.5, 0, 0, 0, 0, 0, 0)
+	c := ranked("c", "Model", 0, 58, 0, 0, 0, 0, 0, 0, 0)
+	b.Run, c.Run = "20260101T000000Z", "20260102T000000Z"
+	c.StandardErrors.Index = nil
+	partial := &mb.Result{Model: lm.Info{Key: "p"}}
+	results := []*mb.Result{smoke, a, partial, b, c}
+
+	var order []string
+	var ses []float64
+	var noise []bool
+	for _, r := range mb.Rank(results) {
+		order = append(order, r.Result.Model.Key)
+		ses = append(ses, r.SE)
+		noise = append(noise, r.WithinNoise)
+	}
+	assert.Equal(t, []string{"b", "a", "c", "smoke"}, order, "by index, ties by key, the incomplete run left out")
+	assert.Equal(t, []float64{1.5, 1, 0, 0.5}, ses)
+	assert.Equal(t, []bool{false, false, true, false}, noise)
+
+	assert.Equal(t, map[*mb.Result]string{
+		smoke: "smoke", a: "Pythia|160M", partial: "p",
+		b: "Model (20260101T000000Z)", c: "Model (20260102T000000Z)",
+	}, mb.Labels(results))
+}
+
 func TestResultFilesRoundTripAndNeverOverwrite(t *testing.T) {
 	tasks, m := designedModel()
 	res, err := mb.Evaluate(context.Background(), m, m.Info(), tasks, mb.Options{})

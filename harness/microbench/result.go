@@ -160,14 +160,18 @@ func (r *Result) Outcomes() map[string]bool {
 
 // Label is the model's display name, marked when it is the smoke model.
 func (r *Result) Label() string {
-	l := r.Model.Name
-	if l == "" {
-		l = r.Model.Key
-	}
 	if r.Model.Smoke {
-		l += " [smoke model]"
+		return r.modelName() + " [smoke model]"
 	}
-	return l
+	return r.modelName()
+}
+
+// modelName is the model's catalog name, else its key.
+func (r *Result) modelName() string {
+	if r.Model.Name != "" {
+		return r.Model.Name
+	}
+	return r.Model.Key
 }
 
 // Item returns the record of a choice item, if it was scored.
