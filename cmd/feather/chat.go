@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -10,6 +9,7 @@ import (
 	"os"
 
 	"github.com/feather-eval/feather/harness/chat"
+	"github.com/feather-eval/feather/harness/jsonpos"
 )
 
 func init() {
@@ -32,59 +32,52 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return parseFailed(err)
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "feather chat: "+format+"\n", a...)
-		return 2
-	}
+	fail := failer(stderr, "chat")
 	if fs.NArg() > 0 {
-		return fail("unexpected argument %q; messages are read from stdin", fs.Arg(0))
+		return fail(2, "unexpected argument %q; messages are read from stdin", fs.Arg(0))
 	}
 	if *model == "" {
-		return fail("--model DIR is required (a folder with tokenizer_config.json)")
+		return fail(2, "--model DIR is required (a folder with tokenizer_config.json)")
 	}
 
 	data, err := io.ReadAll(stdin)
 	if err != nil {
-		return fail("reading stdin: %v", err)
+		return fail(2, "reading stdin: %v", err)
 	}
 	msgs, err := decodeObjects(data, "stdin")
 	if err != nil {
-		return fail("%v\nstdin must be a JSON list of messages, e.g. [{\"role\": \"user\", \"content\": \"Hi\"}]", err)
+		return fail(2, "%v\nstdin must be a JSON list of messages, e.g. [{\"role\": \"user\", \"content\": \"Hi\"}]", err)
 	}
 	for i, m := range msgs {
 		var role string
 		raw, _ := m["role"].(json.RawMessage)
 		if json.Unmarshal(raw, &role) != nil || role == "" {
-			return fail("stdin: message %d has no \"role\" string", i)
+			return fail(2, "stdin: message %d has no \"role\" string", i)
 		}
 	}
 	opt := chat.Options{AddGenerationPrompt: *genPrompt, Name: *name}
 	if *toolsFile != "" {
 		data, err := os.ReadFile(*toolsFile)
 		if err != nil {
-			return fail("%v", err)
+			return fail(2, "%v", err)
 		}
 		if opt.Tools, err = decodeObjects(data, *toolsFile); err != nil {
-			return fail("%v\n--tools must name a JSON list of tool definitions", err)
+			return fail(2, "%v\n--tools must name a JSON list of tool definitions", err)
 		}
 	}
 
 	tpl, err := chat.Load(*model)
 	if err != nil {
-		return fail("%v", err)
+		return fail(2, "%v", err)
 	}
 	out, err := tpl.RenderMaps(msgs, opt)
 	if err != nil {
-		return fail("%v", err)
+		return fail(2, "%v", err)
 	}
 	if _, err := io.WriteString(stdout, out); err != nil {
-		fmt.Fprintf(stderr, "feather chat: %v\n", err)
-		return 1
+		return fail(1, "%v", err)
 	}
 	return 0
 }
@@ -92,19 +85,19 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // decodeObjects reads a JSON list of objects, keeping each field's JSON as
 // written so nested key order reaches tojson unchanged.
 func decodeObjects(data []byte, where string) ([]map[string]any, error) {
-	var list []map[string]json.RawMessage
-	if err := json.Unmarshal(data, &list); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line := 1 + bytes.Count(data[:se.Offset], []byte("\n"))
-			return nil, fmt.Errorf("%s: line %d: %v", where, line, err)
+	var items []json.RawMessage
+	if err := json.Unmarshal(data, &items); err != nil {
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) {
+			return nil, fmt.Errorf("%s: want a list, got %s", where, jsonpos.Kind(data))
 		}
-		return nil, fmt.Errorf("%s: %v", where, err)
+		return nil, jsonpos.SyntaxError(where, data, err)
 	}
-	out := make([]map[string]any, len(list))
-	for i, obj := range list {
-		if obj == nil {
-			return nil, fmt.Errorf("%s: item %d is null, not an object", where, i)
+	out := make([]map[string]any, len(items))
+	for i, raw := range items {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) != nil || obj == nil {
+			return nil, fmt.Errorf("%s: item %d is %s, not an object", where, i, jsonpos.Kind(raw))
 		}
 		out[i] = make(map[string]any, len(obj))
 		for k, v := range obj {

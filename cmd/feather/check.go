@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,25 +34,19 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return parseFailed(err)
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "feather check: "+format+"\n", a...)
-		return 2
-	}
+	fail := failer(stderr, "check")
 	if len(files) != 2 {
 		fs.Usage()
-		return fail("want a task file and an answer file, got %d argument(s)", len(files))
+		return fail(2, "want a task file and an answer file, got %d argument(s)", len(files))
 	}
 	task, err := featherbench.LoadFile(files[0])
 	if err != nil {
-		return fail("%v", err)
+		return fail(2, "%v", err)
 	}
 	if !task.Scored() {
-		return fail("%s has no checker: there is nothing to check (add a \"checker\")", files[0])
+		return fail(2, "%s has no checker: there is nothing to check (add a \"checker\")", files[0])
 	}
 	var answer []byte
 	if files[1] == "-" {
@@ -62,17 +55,17 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		answer, err = os.ReadFile(files[1])
 	}
 	if err != nil {
-		return fail("reading the answer: %v", err)
+		return fail(2, "reading the answer: %v", err)
 	}
 	var calls []lm.ToolCall
 	if *callsFile != "" {
 		if calls, err = readToolCalls(*callsFile); err != nil {
-			return fail("%v", err)
+			return fail(2, "%v", err)
 		}
 	}
 	passed, detail, err := task.Check(context.Background(), checkers.Response{Text: string(answer), ToolCalls: calls})
 	if err != nil {
-		return fail("%s: the checker could not run: %v", files[0], err)
+		return fail(2, "%s: the checker could not run: %v", files[0], err)
 	}
 	if passed {
 		fmt.Fprintf(stdout, "PASS: %s\n", detail)
@@ -80,23 +73,6 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "FAIL: %s\n", detail)
 	return 1
-}
-
-// parseInterspersed parses flags given before, between or after the
-// positional arguments, and returns the positional ones.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
-	}
 }
 
 // readToolCalls reads a list of {"name", "args"} objects; args may also be

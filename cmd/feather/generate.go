@@ -48,25 +48,22 @@ func runGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
+	fail := failer(stderr, "generate")
 	switch {
 	case mf.dir == "":
-		fmt.Fprintln(stderr, "feather generate: --model DIR is required")
-		return 2
+		return fail(2, "--model DIR is required")
 	case fs.NArg() == 0:
-		fmt.Fprintln(stderr, "feather generate: PROMPT is missing; give it as arguments, or - to read it from standard input")
-		return 2
+		return fail(2, "PROMPT is missing; give it as arguments, or - to read it from standard input")
 	case *maxNew < 0:
-		fmt.Fprintf(stderr, "feather generate: --max-new-tokens is %d; use 0 (up to the context) or more\n", *maxNew)
-		return 2
+		return fail(2, "--max-new-tokens is %d; use 0 (up to the context) or more", *maxNew)
 	}
 	prompt := strings.Join(fs.Args(), " ")
 	if prompt == "-" {
 		b, err := io.ReadAll(stdin)
 		if err != nil {
-			fmt.Fprintf(stderr, "feather generate: reading the prompt: %v\n", err)
-			return 1
+			return fail(1, "reading the prompt: %v", err)
 		}
 		prompt = string(b)
 	}
@@ -76,8 +73,7 @@ func runGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	m, err := mf.open(chat)
 	if err != nil {
-		fmt.Fprintf(stderr, "feather generate: %v\n", err)
-		return 1
+		return fail(1, "%v", err)
 	}
 	defer m.Close()
 
@@ -87,20 +83,17 @@ func runGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	res, err := m.Generate(context.Background(), []lm.GenerateRequest{req})
 	if err != nil {
-		fmt.Fprintf(stderr, "feather generate: %v\n", err)
-		return 1
+		return fail(1, "%v", err)
 	}
 	r := res[0]
 	if r.Err != nil {
-		fmt.Fprintf(stderr, "feather generate: %v\n", r.Err)
-		return 1
+		return fail(1, "%v", r.Err)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(r); err != nil {
-			fmt.Fprintf(stderr, "feather generate: %v\n", err)
-			return 1
+			return fail(1, "%v", err)
 		}
 		return 0
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,16 +29,13 @@ func runLeaderboard(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	dirs, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
 	if err != nil {
-		return 2
+		return parseFailed(err)
 	}
+	fail := failer(stderr, "leaderboard")
 	if len(dirs) == 0 {
 		fs.Usage()
-		fmt.Fprintln(stderr, "feather leaderboard: give at least one run directory")
-		return 2
+		return fail(2, "give at least one run directory")
 	}
 	if *out == "" {
 		*out = filepath.Join(filepath.Dir(filepath.Clean(dirs[0])), "leaderboard")
@@ -53,13 +49,11 @@ func runLeaderboard(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		err = fmt.Errorf("no suite results in %v", dirs)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "feather leaderboard: %v\n", err)
-		return 1
+		return fail(1, "%v", err)
 	}
 	md, err := leaderboard.Write(set, *out)
 	if err != nil {
-		fmt.Fprintf(stderr, "feather leaderboard: %v\n", err)
-		return 1
+		return fail(1, "%v", err)
 	}
 	fmt.Fprint(stdout, md)
 	fmt.Fprintf(stderr, "feather leaderboard: wrote %s and %s\n", filepath.Join(*out, leaderboard.MarkdownFile), filepath.Join(*out, leaderboard.JSONFile))

@@ -23,22 +23,26 @@ func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	what, rest := args[0], args[1:]
+	if what == "-h" || what == "-help" || what == "--help" {
+		fmt.Fprintln(stderr, listUsage)
+		return 0
+	}
 	fs := flag.NewFlagSet("list "+what, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cat := fs.String("catalog", "models/models.json", "model catalog")
 	tasksDir := fs.String("tasks", defaultTasksDir, "Featherbench task directory")
 	mbDir := fs.String("microbench", defaultMBData, "μBench hand-written items folder")
 	if err := fs.Parse(rest); err != nil {
-		return 2
+		return parseFailed(err)
 	}
+	fail := failer(stderr, "list")
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	defer w.Flush()
 	switch what {
 	case "models":
 		c, err := catalog.Load(*cat)
 		if err != nil {
-			fmt.Fprintf(stderr, "feather list: %v\n", err)
-			return 1
+			return fail(1, "%v", err)
 		}
 		fmt.Fprintln(w, "KEY\tBACKEND\tENABLED\tMODEL")
 		for _, e := range c.Entries {
@@ -47,8 +51,7 @@ func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case "tasks":
 		ts, err := featherbench.LoadDir(*tasksDir)
 		if err != nil {
-			fmt.Fprintf(stderr, "feather list: %v\n", err)
-			return 1
+			return fail(1, "%v", err)
 		}
 		fmt.Fprintln(w, "ID\tCATEGORY\tCHECKER\tRUBRIC\tREFUSAL\tTOOLS\tHASH")
 		for _, t := range ts {
@@ -69,16 +72,14 @@ func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case "microbench":
 		ts, err := loadMicrobench(*mbDir)
 		if err != nil {
-			fmt.Fprintf(stderr, "feather list: %v\n", err)
-			return 1
+			return fail(1, "%v", err)
 		}
 		fmt.Fprintln(w, "TASK\tDOMAIN\tREDUCTION\tGROUPED\tITEMS\tNAME")
 		for _, t := range ts {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%v\t%d\t%s\n", t.ID, t.Domain, t.Reduction, t.Grouped, len(t.Items), t.Name)
 		}
 	default:
-		fmt.Fprintf(stderr, "feather list: unknown list %q\n%s\n", what, listUsage)
-		return 2
+		return fail(2, "unknown list %q\n%s", what, listUsage)
 	}
 	return 0
 }

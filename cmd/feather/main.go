@@ -5,6 +5,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -55,4 +57,40 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'feather <command> -h' for a command's flags.")
+}
+
+// parseFailed is the exit status after fs.Parse (or parseInterspersed)
+// returned err: 0 for -h, whose usage the flag set has printed, else 2
+// (the flag set has printed the problem).
+func parseFailed(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}
+
+// parseInterspersed parses flags given before, between or after the
+// positional arguments, and returns the positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+// failer returns a function that prints "feather <name>: message" to
+// stderr and returns code, so a command can end with return fail(2, ...).
+func failer(stderr io.Writer, name string) func(code int, format string, a ...any) int {
+	return func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "feather "+name+": "+format+"\n", a...)
+		return code
+	}
 }

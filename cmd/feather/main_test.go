@@ -22,3 +22,13 @@ func TestHelpListsCommands(t *testing.T) {
 		assert.Contains(t, out.String(), "  "+name)
 	}
 }
+
+func TestEveryCommandHelpExitsZero(t *testing.T) {
+	for name := range commands {
+		t.Run(name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			assert.Equal(t, 0, dispatch([]string{name, "-h"}, strings.NewReader(""), &out, &errb), errb.String())
+			assert.Contains(t, strings.ToLower(errb.String()), "usage", "-h prints the usage")
+		})
+	}
+}

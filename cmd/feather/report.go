@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -32,16 +31,10 @@ func runReport(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	dirs, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
 	if err != nil {
-		return 2
+		return parseFailed(err)
 	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "feather report: "+format+"\n", a...)
-		return code
-	}
+	fail := failer(stderr, "report")
 	if len(dirs) == 0 && *events == "" && *junit == "" {
 		fs.Usage()
 		return fail(2, "give at least one run directory, --events or --junit")

@@ -43,34 +43,29 @@ flags:`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
+	fail := failer(stderr, "score")
 	switch {
 	case mf.dir == "":
-		fmt.Fprintln(stderr, "feather score: --model DIR is required")
-		return 2
+		return fail(2, "--model DIR is required")
 	case fs.NArg() != 0:
-		fmt.Fprintf(stderr, "feather score: unexpected argument %q; requests are read from stdin\n", fs.Arg(0))
-		return 2
+		return fail(2, "unexpected argument %q; requests are read from stdin", fs.Arg(0))
 	case *maxLen < 0:
-		fmt.Fprintf(stderr, "feather score: --max-length is %d; use 0 (the model's context) or more\n", *maxLen)
-		return 2
+		return fail(2, "--max-length is %d; use 0 (the model's context) or more", *maxLen)
 	}
 	reqs, err := readLLRequests(stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "feather score: %v\n", err)
-		return 2
+		return fail(2, "%v", err)
 	}
 	m, err := mf.open("no")
 	if err != nil {
-		fmt.Fprintf(stderr, "feather score: %v\n", err)
-		return 1
+		return fail(1, "%v", err)
 	}
 	defer m.Close()
 	res, err := m.LogLikelihood(context.Background(), reqs, lm.ScoreOptions{MaxLength: *maxLen})
 	if err != nil {
-		fmt.Fprintf(stderr, "feather score: %v\n", err)
-		return 1
+		return fail(1, "%v", err)
 	}
 	w := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(w)
@@ -84,13 +79,11 @@ flags:`)
 			code = 1
 		}
 		if err := enc.Encode(line); err != nil {
-			fmt.Fprintf(stderr, "feather score: %v\n", err)
-			return 1
+			return fail(1, "%v", err)
 		}
 	}
 	if err := w.Flush(); err != nil {
-		fmt.Fprintf(stderr, "feather score: %v\n", err)
-		return 1
+		return fail(1, "%v", err)
 	}
 	return code
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/feather-eval/feather/harness/jsonpos"
 	"github.com/feather-eval/feather/harness/tokenizer"
 )
 
@@ -28,32 +29,26 @@ func runTokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return parseFailed(err)
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "feather tokenize: "+format+"\n", a...)
-		return 2
-	}
+	fail := failer(stderr, "tokenize")
 	if fs.NArg() > 0 {
-		return fail("unexpected argument %q; strings are read from stdin", fs.Arg(0))
+		return fail(2, "unexpected argument %q; strings are read from stdin", fs.Arg(0))
 	}
 	if *model == "" {
-		return fail("--model DIR is required (a folder with tokenizer.json, or vocab.json + merges.txt)")
+		return fail(2, "--model DIR is required (a folder with tokenizer.json, or vocab.json + merges.txt)")
 	}
 	data, err := io.ReadAll(stdin)
 	if err != nil {
-		return fail("reading stdin: %v", err)
+		return fail(2, "reading stdin: %v", err)
 	}
 	texts, err := decodeStringList(data)
 	if err != nil {
-		return fail("%v\nstdin must be a JSON list of strings, e.g. [\"Hello\", \" world\"]", err)
+		return fail(2, "%v\nstdin must be a JSON list of strings, e.g. [\"Hello\", \" world\"]", err)
 	}
 	tok, err := tokenizer.Load(*model)
 	if err != nil {
-		return fail("%v", err)
+		return fail(2, "%v", err)
 	}
 	out := make([][]int, len(texts))
 	for i, s := range texts {
@@ -61,10 +56,10 @@ func runTokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	line, err := json.Marshal(out)
 	if err != nil {
-		return fail("%v", err)
+		return fail(2, "%v", err)
 	}
 	if _, err := fmt.Fprintf(stdout, "%s\n", line); err != nil {
-		return fail("writing output: %v", err)
+		return fail(2, "writing output: %v", err)
 	}
 	return 0
 }
@@ -79,11 +74,9 @@ func decodeStringList(data []byte) ([]string, error) {
 		var typ *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &syn):
-			line, col := stringListPos(data, syn.Offset)
-			return nil, fmt.Errorf("stdin:%d:%d: invalid JSON: %v", line, col, syn)
+			return nil, jsonpos.SyntaxError("stdin", data, err)
 		case errors.As(err, &typ):
-			line, col := stringListPos(data, typ.Offset)
-			return nil, fmt.Errorf("stdin:%d:%d: want a list, got JSON %s", line, col, typ.Value)
+			return nil, fmt.Errorf("stdin: want a list, got %s", jsonpos.Kind(data))
 		case errors.Is(err, io.EOF):
 			return nil, errors.New("stdin: empty")
 		}
@@ -93,7 +86,7 @@ func decodeStringList(data []byte) ([]string, error) {
 		return nil, errors.New("stdin: want a list, got null")
 	}
 	if dec.More() {
-		line, col := stringListPos(data, dec.InputOffset()+1)
+		line, col := jsonpos.Position(data, dec.InputOffset())
 		return nil, fmt.Errorf("stdin:%d:%d: unexpected data after the list", line, col)
 	}
 	texts := make([]string, len(items))
@@ -103,12 +96,4 @@ func decodeStringList(data []byte) ([]string, error) {
 		}
 	}
 	return texts, nil
-}
-
-// stringListPos turns a decoder offset (just past the offending byte) into the
-// 1-based line and column of that byte.
-func stringListPos(data []byte, offset int64) (int, int) {
-	pos := int(min(max(offset-1, 0), int64(len(data))))
-	line := bytes.Count(data[:pos], []byte("\n")) + 1
-	return line, pos - bytes.LastIndexByte(data[:pos], '\n')
 }

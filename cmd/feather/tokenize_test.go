@@ -76,7 +76,7 @@ func TestTokenizeErrors(t *testing.T) {
 		{"extra argument", []string{"--model", dir, "file.json"}, `["a"]`, `unexpected argument "file.json"`},
 		{"unknown flag", []string{"--modle", dir}, `["a"]`, "flag provided but not defined: -modle"},
 		{"bad JSON", []string{"--model", dir}, "[\"a\",\n  \"b\" \"c\"]", "stdin:2:7: invalid JSON"},
-		{"not a list", []string{"--model", dir}, `{"a": 1}`, "stdin:1:1: want a list, got JSON object"},
+		{"not a list", []string{"--model", dir}, `{"a": 1}`, "stdin: want a list, got an object"},
 		{"null", []string{"--model", dir}, `null`, "stdin: want a list, got null"},
 		{"empty stdin", []string{"--model", dir}, ``, "stdin: empty"},
 		{"not a string", []string{"--model", dir}, `["a", 3]`, "stdin: item 1 is 3, not a string"},

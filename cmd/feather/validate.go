@@ -43,11 +43,10 @@ func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fw := fs.String("featherweight", "", "a Featherweight JSONL file (default "+defaultFWData+")")
 	mb := fs.String("microbench", "", "the μBench hand-written items folder (default "+defaultMBData+")")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "feather validate: unexpected argument %q; name files with -catalog, -tasks, -featherweight or -microbench\n", fs.Arg(0))
-		return 2
+		return failer(stderr, "validate")(2, "unexpected argument %q; name files with -catalog, -tasks, -featherweight or -microbench", fs.Arg(0))
 	}
 	if len(catalogs) == 0 && *tasks == "" && *fw == "" && *mb == "" {
 		found, _ := filepath.Glob(defaultCatalogGlob)

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/feather-eval/feather/harness/jsonpos"
 )
 
 // specialTokenFields are the tokens transformers passes to every template
@@ -30,7 +32,7 @@ func Load(dir string) (*Template, error) {
 	switch {
 	case cfgErr == nil:
 		if err := json.Unmarshal(data, &cfg); err != nil {
-			return nil, fmt.Errorf("%s: %w", cfgPath, jsonError(data, err))
+			return nil, jsonpos.SyntaxError(cfgPath, data, err)
 		}
 	case errors.Is(cfgErr, fs.ErrNotExist):
 		// chat_template.jinja alone is still a template; tokens are then unset.
@@ -98,7 +100,7 @@ func templateSources(dir, cfgPath string, cfg map[string]json.RawMessage) (map[s
 	if data, err := os.ReadFile(jsonPath); err == nil {
 		var doc map[string]json.RawMessage
 		if err := json.Unmarshal(data, &doc); err != nil {
-			return nil, fmt.Errorf("%s: %w", jsonPath, jsonError(data, err))
+			return nil, jsonpos.SyntaxError(jsonPath, data, err)
 		}
 		raw, ok := doc["chat_template"]
 		if !ok {
@@ -187,15 +189,4 @@ func tokenContent(raw json.RawMessage) (string, error) {
 		return "", errors.New(`must be a string or an object with a "content" string`)
 	}
 	return *obj.Content, nil
-}
-
-// jsonError adds the line and column to a syntax error.
-func jsonError(data []byte, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		line := 1 + bytes.Count(data[:se.Offset], []byte("\n"))
-		col := int(se.Offset) - bytes.LastIndexByte(data[:se.Offset], '\n') - 1
-		return fmt.Errorf("line %d, column %d: %v", line, col, err)
-	}
-	return err
 }

@@ -166,7 +166,7 @@ func TestLoadBadInput(t *testing.T) {
 		want  string // after the folder path
 	}{
 		{"malformed config", map[string]string{"tokenizer_config.json": "{\n  \"chat_template\": \"x\",\n  oops\n}"},
-			"/tokenizer_config.json: line 3, column 3: invalid character 'o' looking for beginning of object key string"},
+			"/tokenizer_config.json:3:3: invalid JSON: invalid character 'o' looking for beginning of object key string"},
 		{"token of the wrong type", map[string]string{"tokenizer_config.json": `{"chat_template": "x", "bos_token": 1}`},
 			`/tokenizer_config.json: bos_token: must be a string or an object with a "content" string`},
 		{"template of the wrong type", map[string]string{"tokenizer_config.json": `{"chat_template": 7}`},

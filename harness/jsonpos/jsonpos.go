@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -43,19 +44,19 @@ func SyntaxError(name string, data []byte, err error) error {
 		}
 	case errors.As(err, &te):
 		off = te.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		off = int64(len(data)) // a json.Decoder on a cut-off stream
 	}
 	if off < 0 {
 		return fmt.Errorf("%s: invalid JSON: %v", name, err)
 	}
 	line, col := Position(data, off)
 	msg := strings.TrimPrefix(err.Error(), "json: ")
-	if strings.Contains(msg, "unexpected end of JSON input") || errors.Is(err, errUnexpectedEOF) {
+	if strings.Contains(msg, "unexpected end of JSON input") || errors.Is(err, io.ErrUnexpectedEOF) {
 		msg = "unexpected end of input (a missing closing brace or bracket?)"
 	}
 	return fmt.Errorf("%s:%d:%d: invalid JSON: %s", name, line, col, msg)
 }
-
-var errUnexpectedEOF = errors.New("unexpected EOF")
 
 // ErrNotObject is returned by Members when the document is not an object.
 var ErrNotObject = errors.New("not a JSON object")

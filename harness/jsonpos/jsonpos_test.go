@@ -1,8 +1,10 @@
 package jsonpos
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,6 +22,12 @@ func TestSyntaxErrorPointsAtTheByte(t *testing.T) {
 		assert.EqualError(t, SyntaxError("f.json", []byte(tc.data), err), tc.want)
 	}
 	assert.EqualError(t, SyntaxError("f.json", nil, errors.New("boom")), "f.json: invalid JSON: boom")
+
+	// A json.Decoder reading a cut-off stream reports io.ErrUnexpectedEOF.
+	data := []byte(`{"a": [1, 2`)
+	err := json.NewDecoder(bytes.NewReader(data)).Decode(new(any))
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.EqualError(t, SyntaxError("f.json", data, err), "f.json:1:12: invalid JSON: unexpected end of input (a missing closing brace or bracket?)")
 }
 
 func TestMembersKeepOrderRepeatsAndLines(t *testing.T) {

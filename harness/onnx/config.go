@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
+
+	"github.com/feather-eval/feather/harness/jsonpos"
 )
 
 // modelConfig is what the backend needs from config.json and
@@ -222,38 +224,29 @@ func readConfig(dir string) (modelConfig, error) {
 func union(a, b []int) []int {
 	out := append([]int(nil), a...)
 	for _, id := range b {
-		if !containsInt(out, id) {
+		if !slices.Contains(out, id) {
 			out = append(out, id)
 		}
 	}
 	return out
 }
 
-func containsInt(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 // decodeJSONFile decodes data into v, naming the file, the line and the
 // field on failure.
 func decodeJSONFile(path string, data []byte, v any) error {
 	err := json.Unmarshal(data, v)
-	if err == nil {
-		return nil
-	}
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
+	case err == nil:
+		return nil
 	case errors.As(err, &se):
-		return fmt.Errorf("%s:%d: invalid JSON: %v", path, lineOf(data, se.Offset), se)
+		return jsonpos.SyntaxError(path, data, err)
 	case errors.As(err, &te):
 		where := path
 		if te.Offset > 0 {
-			where = fmt.Sprintf("%s:%d", path, lineOf(data, te.Offset))
+			line, _ := jsonpos.Position(data, te.Offset)
+			where = fmt.Sprintf("%s:%d", path, line)
 		}
 		return fmt.Errorf("%s: field %q must be %s, not a JSON %s", where, te.Field, goTypeName(te.Type), te.Value)
 	}
@@ -278,18 +271,4 @@ func goTypeName(t reflect.Type) string {
 		return "a list"
 	}
 	return t.String()
-}
-
-func lineOf(data []byte, off int64) int {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	return bytes.Count(data[:off], []byte("\n")) + 1
-}
-
-// sortedCopy returns s sorted, leaving s alone.
-func sortedCopy(s []string) []string {
-	out := append([]string(nil), s...)
-	sort.Strings(out)
-	return out
 }

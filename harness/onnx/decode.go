@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"time"
 
@@ -107,7 +108,7 @@ func (m *Model) decodeBatch(ctx context.Context, r *runner, idx []int, seqs []ge
 			o.tokens = append(o.tokens, tok)
 			row.tokens = append(row.tokens, tok)
 			switch {
-			case containsInt(m.eos, tok):
+			case slices.Contains(m.eos, tok):
 				o.stop, o.wall = lm.StopEOS, now
 			case len(o.tokens) >= seqs[row.seq].maxNew:
 				o.stop, o.wall = lm.StopLength, now

@@ -75,7 +75,7 @@ func TestReadConfigErrors(t *testing.T) {
 		want  string // with DIR for the folder
 	}{
 		{"missing", map[string]string{}, "DIR/config.json is missing: a model folder needs the config.json that comes with the Hugging Face export"},
-		{"syntax", map[string]string{"config.json": "{\n\"n_layer\": 2,\n}"}, "DIR/config.json:3: invalid JSON: invalid character '}' looking for beginning of object key string"},
+		{"syntax", map[string]string{"config.json": "{\n\"n_layer\": 2,\n}"}, "DIR/config.json:3:1: invalid JSON: invalid character '}' looking for beginning of object key string"},
 		{"type", map[string]string{"config.json": "{\n\"n_layer\": \"two\"}"}, `DIR/config.json:2: field "n_layer" must be a number, not a JSON string`},
 		{"token id type", map[string]string{"config.json": `{"eos_token_id": "</s>"}`}, `DIR/config.json: field "eos_token_id" must be a token id or a list of token ids, not a JSON string`},
 		{"heads", map[string]string{"config.json": `{"num_attention_heads": 9, "num_key_value_heads": 4}`}, "DIR/config.json: num_attention_heads (9) is not a multiple of num_key_value_heads (4)"},
