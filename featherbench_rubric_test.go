@@ -50,11 +50,6 @@ func fbRubricFromOptions() fbRubricOptions {
 	return fbRubricOptions{Judges: options.List(*optFBJudge), Off: *optFBNoRubric, PromptFile: *optFBJudgePrompt}
 }
 
-func init() {
-	fbExtensions = append(fbExtensions, fbRubric)
-	fbTrialChecks = append(fbTrialChecks, fbLogRubric)
-}
-
 // fbRubric wires rubric judging into a run. A bad -fb.judge or
 // -fb.judge-prompt stops the run before any money is spent.
 func fbRubric(t *testing.T, r *fbRun) {

@@ -170,13 +170,14 @@ func TestFBThroughFakeServer(t *testing.T) {
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	require.Len(t, lines, 32)
+	keys := []string{"task_hash", "model", "trial", "timestamp", "text", "tool_calls", "passed", "check_detail", "refusal", "refusal_category", "stop_reason", "latency_s", "wall_clock_s", "input_tokens", "output_tokens", "cost_usd", "sampling_sent", "rubric", "rubric_mean", "error"}
 	for _, line := range lines {
 		assert.True(t, strings.HasPrefix(line, `{"run_id":"20260704T101530Z","task":"`), line)
-		for i, k := range []string{"task_hash", "model", "trial", "timestamp", "text", "tool_calls", "passed", "check_detail", "refusal", "refusal_category", "stop_reason", "latency_s", "wall_clock_s", "input_tokens", "output_tokens", "cost_usd", "sampling_sent", "rubric", "rubric_mean", "error"} {
+		for i, k := range keys {
 			at := strings.Index(line, `"`+k+`":`)
 			require.Positive(t, at, "%s in %s", k, line)
 			if i > 0 {
-				assert.Less(t, strings.Index(line, `,"`+[]string{"task_hash", "model", "trial", "timestamp", "text", "tool_calls", "passed", "check_detail", "refusal", "refusal_category", "stop_reason", "latency_s", "wall_clock_s", "input_tokens", "output_tokens", "cost_usd", "sampling_sent", "rubric", "rubric_mean", "error"}[i-1]+`":`), at)
+				assert.Less(t, strings.Index(line, `,"`+keys[i-1]+`":`), at)
 			}
 		}
 	}

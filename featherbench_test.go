@@ -33,13 +33,14 @@ var (
 	optFBDryRun      = options.Bool("fb.dry-run", false, "print the plan and an upper bound on API calls, and call no model")
 )
 
-// fbRun is one Featherbench run as extensions see it before it starts.
+// fbRun is one Featherbench run as rubric judging (fbRubric) sees it
+// before it starts.
 type fbRun struct {
 	Catalog string
 	Models  []catalog.Entry
 	Tasks   []featherbench.Task
-	// Runner is the run's runner: an extension may set AfterTrial (rubric
-	// judging fills each record's rubric there).
+	// Runner is the run's runner: rubric judging chains into its
+	// AfterTrial to fill each record's rubric.
 	Runner *featherbench.Runner
 	// DryRun is true when the run only prints its plan: open no model.
 	DryRun bool
@@ -53,14 +54,6 @@ type fbRun struct {
 	// every record and the suite's directory.
 	Finish []func(records []featherbench.Record, dir string) error
 }
-
-// fbExtensions adjust every run before it starts (rubric judging). Other
-// root files append to it from init functions.
-var fbExtensions []func(t *testing.T, r *fbRun)
-
-// fbTrialChecks run in every trial's subtest after its verdict is logged
-// (the rubric's log line).
-var fbTrialChecks []func(t *testing.T, rec featherbench.Record)
 
 // fbConfig is what one run needs; TestFeatherbench fills it from options.
 type fbConfig struct {
@@ -123,9 +116,7 @@ func runFeatherbench(t *testing.T, c fbConfig) []featherbench.Record {
 			return filter.Selected(append(path, model, task, strconv.Itoa(trial))...)
 		},
 	}}
-	for _, ext := range fbExtensions {
-		ext(t, r)
-	}
+	fbRubric(t, r)
 	if c.DryRun {
 		keys := make([]string, len(entries))
 		for i, e := range entries {
@@ -237,9 +228,7 @@ func fbReport(t *testing.T, tasks []featherbench.Task, recs []featherbench.Recor
 			for _, rec := range byTask[task.ID] {
 				t.Run(strconv.Itoa(rec.Trial), func(t *testing.T) {
 					fbCheckTrial(t, rec)
-					for _, check := range fbTrialChecks {
-						check(t, rec)
-					}
+					fbLogRubric(t, rec)
 					if gated && rec.Passed != nil {
 						// -strict is enforced by fbCheckTrial, so the gate's own stays off.
 						gate.Open(t, "featherbench", rec.Model, *optUpdate, false).Item(t, rec.Task+"/"+strconv.Itoa(rec.Trial), *rec.Passed)

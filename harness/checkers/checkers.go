@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/feather-eval/feather/harness/jsonpos"
 	"github.com/feather-eval/feather/harness/lm"
@@ -200,6 +201,20 @@ func (s *Spec) Require(field string, v any, hint string) bool {
 		return false
 	}
 	return s.Decode(field, v)
+}
+
+// timeout reads the optional "timeout_s" field of a checker that runs
+// code: seconds above 0 and at most an hour, def when absent.
+func (s *Spec) timeout(def time.Duration) time.Duration {
+	var secs float64
+	if !s.Decode("timeout_s", &secs) {
+		return def
+	}
+	if secs <= 0 || secs > 3600 {
+		s.Errorf("timeout_s", "must be a number of seconds between 0 and 3600, not %s", fmtNum(secs))
+		return def
+	}
+	return time.Duration(secs * float64(time.Second))
 }
 
 // Checks compiles field, a non-empty list of checker nodes, through the

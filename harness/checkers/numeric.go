@@ -67,9 +67,6 @@ func compileNumericClose(s *Spec) (Func, error) {
 			return nil, s.Errorf("pattern", "invalid regex: %v", err)
 		}
 	}
-	if s.Err() != nil {
-		return nil, s.Err()
-	}
 	tol := math.Max(abs, rel*math.Abs(want))
 	return func(_ context.Context, r Response) (bool, string, error) {
 		got, from, err := extractNumber(r.Text, re, pattern)

@@ -24,21 +24,13 @@ const outputTail = 1500
 // killed at the deadline.
 func compilePythonTests(s *Spec) (Func, error) {
 	var testCode string
-	var timeoutS float64
 	s.Require("test_code", &testCode, "Python that imports solution and exits non-zero on failure (asserts or unittest.main())")
-	hasTimeout := s.Decode("timeout_s", &timeoutS)
+	timeout := s.timeout(DefaultPythonTimeout)
 	if s.Err() != nil {
 		return nil, s.Err()
 	}
 	if strings.TrimSpace(testCode) == "" {
 		return nil, s.Errorf("test_code", "is empty; it must import solution and test it")
-	}
-	timeout := DefaultPythonTimeout
-	if hasTimeout {
-		if timeoutS <= 0 || timeoutS > 3600 {
-			return nil, s.Errorf("timeout_s", "must be a number of seconds between 0 and 3600, not %s", fmtNum(timeoutS))
-		}
-		timeout = time.Duration(timeoutS * float64(time.Second))
 	}
 	return func(ctx context.Context, r Response) (bool, string, error) {
 		code, ok := PythonSolution(r.Text)

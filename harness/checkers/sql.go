@@ -29,11 +29,10 @@ func compileSQLResult(s *Spec) (Func, error) {
 	var setup string
 	var expected [][]any
 	var ordered bool
-	var timeoutS float64
 	s.Decode("setup_sql", &setup)
 	s.Require("expected_rows", &expected, `the rows the query must return, a list of lists such as [["Ada", 3], ["Bob", 1]]`)
 	s.Decode("ordered", &ordered)
-	hasTimeout := s.Decode("timeout_s", &timeoutS)
+	timeout := s.timeout(DefaultSQLTimeout)
 	if s.Err() != nil {
 		return nil, s.Err()
 	}
@@ -48,13 +47,6 @@ func compileSQLResult(s *Spec) (Func, error) {
 			cells[j] = c
 		}
 		want[i] = "[" + strings.Join(cells, ", ") + "]"
-	}
-	timeout := DefaultSQLTimeout
-	if hasTimeout {
-		if timeoutS <= 0 || timeoutS > 3600 {
-			return nil, s.Errorf("timeout_s", "must be a number of seconds between 0 and 3600, not %s", fmtNum(timeoutS))
-		}
-		timeout = time.Duration(timeoutS * float64(time.Second))
 	}
 	// Build the fixture once now, so a broken setup_sql fails the task at
 	// load time rather than every trial.

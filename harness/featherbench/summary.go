@@ -259,7 +259,7 @@ func (s Summary) Markdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d / %d | %d | %s | %d |%s %s | %s | %d | %d | %s | %s |\n",
 			m.Model, rate(m.Passed, m.Scored, m.Lo, m.Hi), m.Passed, m.Scored, m.Refused, errs, m.Unscored, rub,
-			seconds(m.MedianLatencyS), seconds(m.MedianWallS), m.InputTokens, m.OutputTokens, usd(m.CostUSD), usd(m.CostPerTaskUSD))
+			FormatSeconds(m.MedianLatencyS), FormatSeconds(m.MedianWallS), m.InputTokens, m.OutputTokens, FormatUSD(m.CostUSD), FormatUSD(m.CostPerTaskUSD))
 	}
 	b.WriteString("\nPass rate = passed / scored, with the 95% Wilson score interval. Scored trials exclude errors " +
 		"(counted in their own column), refusals on tasks whose refusal policy is neutral, and tasks without a checker " +
@@ -286,7 +286,7 @@ func (s Summary) Markdown() string {
 	for _, task := range s.Tasks {
 		b.WriteString("| " + task + " | " + s.TaskCategory[task])
 		for _, m := range models {
-			b.WriteString(" | " + gridCell(s.Grid[task][m]))
+			b.WriteString(" | " + GridCell(s.Grid[task][m]))
 		}
 		b.WriteString(" |\n")
 	}
@@ -319,7 +319,7 @@ func (s Summary) Markdown() string {
 			}
 		}
 		fmt.Fprintf(&b, "Judged trials: %s. Judge calls: %d; their cost: %s USD, not included in the models' cost above.\n\n",
-			strings.Join(counts, ", "), s.JudgeCalls, usd(s.JudgeCostUSD))
+			strings.Join(counts, ", "), s.JudgeCalls, FormatUSD(s.JudgeCostUSD))
 		b.WriteString(s.Judges.Markdown())
 	}
 	return b.String()
@@ -340,7 +340,11 @@ func rate(passed, scored int, lo, hi float64) string {
 
 func pct(p float64) string { return fmt.Sprintf("%.0f%%", 100*p) }
 
-func gridCell(c Cell) string {
+// GridCell is c as the per-task grid shows it: "passed / scored", then
+// the non-zero counts of refusals (R), errors (E), unsupported errors
+// among them (X) and unscored trials (U); "" for no trials. A function,
+// not a String method, which ModelStats would inherit from its Cell.
+func GridCell(c Cell) string {
 	if c.Trials == 0 {
 		return ""
 	}
@@ -360,14 +364,17 @@ func gridCell(c Cell) string {
 	return s
 }
 
-func seconds(v *float64) string {
+// FormatSeconds is a summary's seconds cell: two decimals, "—" for none.
+func FormatSeconds(v *float64) string {
 	if v == nil {
 		return "—"
 	}
 	return fmt.Sprintf("%.2f", *v)
 }
 
-func usd(v *float64) string {
+// FormatUSD is a summary's cost cell: four decimals, six below a cent
+// (so a trial's cost is not rounded away), "—" for none.
+func FormatUSD(v *float64) string {
 	switch {
 	case v == nil:
 		return "—"

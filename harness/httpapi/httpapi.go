@@ -48,6 +48,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/catalog"
 	"github.com/feather-eval/feather/harness/lm"
+	"github.com/feather-eval/feather/harness/redact"
 )
 
 // Model is one custom endpoint: an lm.Model and lm.Generator.
@@ -116,11 +117,10 @@ func (m *Model) Generate(ctx context.Context, reqs []lm.GenerateRequest) ([]lm.G
 
 func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.GenerateResult {
 	var res lm.GenerateResult
-	var secrets []string
+	var secrets redact.Secrets
 	fail := func(err error) lm.GenerateResult {
 		res.StopReason = lm.StopError
-		msg := fmt.Sprintf("http model %q: POST %s: %v", m.entry.Key, m.entry.URL, err)
-		res.Err = &scrubbed{msg: redact(msg, secrets), cause: err}
+		res.Err = secrets.Err(fmt.Errorf("http model %q: POST %s: %w", m.entry.Key, m.entry.URL, err))
 		return res
 	}
 	prompt, err := promptOf(req)
@@ -171,7 +171,7 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 	if err != nil {
 		return fail(err)
 	}
-	res.Text = redact(text, secrets)
+	res.Text = secrets.String(text)
 	res.StopReason = lm.StopEOS
 	return res
 }
@@ -197,9 +197,9 @@ func promptOf(req lm.GenerateRequest) (string, error) {
 	return "", fmt.Errorf("the endpoint takes one prompt but the request has %d messages (%s)", len(req.Messages), strings.Join(roles, ", "))
 }
 
-// headers reads the entry's headers and key at call time; secrets lists
-// the values that came from the environment.
-func (m *Model) headers() (http.Header, []string, error) {
+// headers reads the entry's headers and key at call time, and the secrets
+// to keep out of everything the backend returns.
+func (m *Model) headers() (http.Header, redact.Secrets, error) {
 	getenv := m.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -207,25 +207,9 @@ func (m *Model) headers() (http.Header, []string, error) {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json")
-	var secrets []string
-	for name, tmpl := range m.entry.Headers {
-		var missing []string
-		used := false
-		v := os.Expand(tmpl, func(k string) string {
-			used = true
-			val := getenv(k)
-			if val == "" {
-				missing = append(missing, k)
-			}
-			return val
-		})
-		if len(missing) > 0 {
-			return nil, secrets, fmt.Errorf("header %q: variable %s is not set; export it", name, strings.Join(missing, ", "))
-		}
-		if used {
-			secrets = append(secrets, v)
-		}
-		h.Set(name, v)
+	secrets, err := redact.Headers(h, m.entry.Headers, getenv)
+	if err != nil {
+		return nil, secrets, err
 	}
 	if m.entry.APIKeyEnv != "" {
 		key := strings.TrimSpace(getenv(m.entry.APIKeyEnv))
@@ -236,30 +220,6 @@ func (m *Model) headers() (http.Header, []string, error) {
 		secrets = append(secrets, key)
 	}
 	return h, secrets, nil
-}
-
-// scrubbed is a failure whose message has had its secrets removed. It
-// unwraps to nothing that could print them: errors.Is still finds
-// lm.ErrUnsupported, so suites can tell a capability mismatch from a
-// failure.
-type scrubbed struct {
-	msg   string
-	cause error
-}
-
-func (e *scrubbed) Error() string { return e.msg }
-
-func (e *scrubbed) Is(target error) bool {
-	return target == lm.ErrUnsupported && errors.Is(e.cause, lm.ErrUnsupported)
-}
-
-func redact(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, "[REDACTED]")
-		}
-	}
-	return s
 }
 
 func snippet(b []byte) string {

@@ -15,6 +15,7 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/feather-eval/feather/harness/lm"
+	"github.com/feather-eval/feather/harness/redact"
 )
 
 // Generate runs a batch with up to Options.Concurrency requests in flight;
@@ -30,7 +31,7 @@ func (m *Model) Generate(ctx context.Context, reqs []lm.GenerateRequest) ([]lm.G
 func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.GenerateResult {
 	sent, extra := m.sampling(req)
 	res := lm.GenerateResult{SamplingSent: sent}
-	var secrets redactor
+	var secrets redact.Secrets
 	fail := func(err error) lm.GenerateResult {
 		res.StopReason = lm.StopError
 		res.Err = secrets.Err(fmt.Errorf("%s: %w", m.where(), err))

@@ -39,6 +39,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/catalog"
 	"github.com/feather-eval/feather/harness/lm"
+	"github.com/feather-eval/feather/harness/redact"
 )
 
 // OpenRouter's defaults; the spec names these variables.
@@ -193,10 +194,10 @@ func (m *Model) where() string {
 }
 
 // credentials reads the key and the entry's headers at call time, and the
-// redactor that keeps them out of everything the backend returns.
-func (m *Model) credentials() (http.Header, redactor, error) {
+// secrets to keep out of everything the backend returns.
+func (m *Model) credentials() (http.Header, redact.Secrets, error) {
 	h := http.Header{}
-	var secrets redactor
+	var secrets redact.Secrets
 	if m.keyEnv != "" {
 		key := strings.TrimSpace(m.opts.Getenv(m.keyEnv))
 		if key == "" {
@@ -208,34 +209,9 @@ func (m *Model) credentials() (http.Header, redactor, error) {
 		h.Set("Authorization", "Bearer "+key)
 		secrets = append(secrets, key)
 	}
-	for name, tmpl := range m.entry.Headers {
-		v, vars, err := expandEnv(tmpl, m.opts.Getenv)
-		if err != nil {
-			return nil, nil, fmt.Errorf("header %q: %v", name, err)
-		}
-		h.Set(name, v)
-		if vars {
-			secrets = append(secrets, v)
-		}
+	fromEnv, err := redact.Headers(h, m.entry.Headers, m.opts.Getenv)
+	if err != nil {
+		return nil, nil, err
 	}
-	return h, secrets, nil
-}
-
-// expandEnv replaces ${VAR} in a header value; a missing variable is an
-// error naming it. usedVars reports whether anything came from the
-// environment, which makes the value a secret to redact.
-func expandEnv(s string, getenv func(string) string) (out string, usedVars bool, err error) {
-	var missing []string
-	out = os.Expand(s, func(name string) string {
-		usedVars = true
-		v := getenv(name)
-		if v == "" {
-			missing = append(missing, name)
-		}
-		return v
-	})
-	if len(missing) > 0 {
-		return "", usedVars, fmt.Errorf("variable %s is not set; export it", strings.Join(missing, ", "))
-	}
-	return out, usedVars, nil
+	return h, append(secrets, fromEnv...), nil
 }

@@ -153,25 +153,3 @@ func (s *sseReader) next() ([]byte, error) {
 		}
 	}
 }
-
-// redactor removes secrets (the API key, header values read from the
-// environment) from anything that leaves the backend.
-type redactor []string
-
-const redacted = "[REDACTED]"
-
-func (r redactor) String(s string) string {
-	for _, sec := range r {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, redacted)
-		}
-	}
-	return s
-}
-
-func (r redactor) Err(err error) error {
-	if err == nil {
-		return nil
-	}
-	return errors.New(r.String(err.Error()))
-}

@@ -1,0 +1,80 @@
+// Package redact keeps the credentials an API backend reads from the
+// environment at call time (its key, header values written as ${NAME})
+// out of everything the backend returns: texts, tool calls and errors.
+package redact
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Secrets are the values to scrub.
+type Secrets []string
+
+// Mark replaces each secret.
+const Mark = "[REDACTED]"
+
+// String is s with every secret replaced by Mark.
+func (r Secrets) String(s string) string {
+	for _, sec := range r {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, Mark)
+		}
+	}
+	return s
+}
+
+// Err is err with every secret scrubbed from its message. errors.Is still
+// sees the wrapped errors (lm.ErrUnsupported must survive redaction);
+// errors.As does not, since their messages still hold the secrets.
+func (r Secrets) Err(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &scrubbed{msg: r.String(err.Error()), cause: err}
+}
+
+type scrubbed struct {
+	msg   string
+	cause error
+}
+
+func (e *scrubbed) Error() string { return e.msg }
+
+func (e *scrubbed) Is(target error) bool { return errors.Is(e.cause, target) }
+
+// Headers sets every header of values on h, with ${NAME} replaced by
+// getenv(NAME); a variable that is unset or empty is an error naming the
+// header and the variable. A value that read a variable is a secret.
+func Headers(h http.Header, values map[string]string, getenv func(string) string) (Secrets, error) {
+	names := make([]string, 0, len(values))
+	for name := range values {
+		names = append(names, name)
+	}
+	sort.Strings(names) // the same header is reported missing every time
+	var secrets Secrets
+	for _, name := range names {
+		var missing []string
+		fromEnv := false
+		v := os.Expand(values[name], func(k string) string {
+			fromEnv = true
+			val := getenv(k)
+			if val == "" {
+				missing = append(missing, k)
+			}
+			return val
+		})
+		if len(missing) > 0 {
+			return secrets, fmt.Errorf("header %q: variable %s is not set; export it", name, strings.Join(missing, ", "))
+		}
+		if fromEnv {
+			secrets = append(secrets, v)
+		}
+		h.Set(name, v)
+	}
+	return secrets, nil
+}

@@ -1,0 +1,40 @@
+package redact_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/feather-eval/feather/harness/lm"
+	"github.com/feather-eval/feather/harness/redact"
+)
+
+func TestHeaders(t *testing.T) {
+	env := map[string]string{"TEAM": "team-7", "REGION": "eu"}
+	getenv := func(k string) string { return env[k] }
+	h := http.Header{}
+	secrets, err := redact.Headers(h, map[string]string{"X-Team": "${TEAM}-${REGION}", "X-Client": "feather"}, getenv)
+	require.NoError(t, err)
+	assert.Equal(t, http.Header{"X-Team": {"team-7-eu"}, "X-Client": {"feather"}}, h)
+	assert.Equal(t, redact.Secrets{"team-7-eu"}, secrets, "only values read from the environment are secret")
+
+	_, err = redact.Headers(http.Header{}, map[string]string{"B": "${TEAM}", "A": "${NOPE} ${ALSO_NOPE}"}, getenv)
+	assert.EqualError(t, err, `header "A": variable NOPE, ALSO_NOPE is not set; export it`)
+}
+
+func TestScrubbing(t *testing.T) {
+	secrets := redact.Secrets{"sk-123", ""}
+	assert.Equal(t, "key [REDACTED] twice [REDACTED]", secrets.String("key sk-123 twice sk-123"))
+	assert.NoError(t, secrets.Err(nil))
+
+	err := secrets.Err(fmt.Errorf("POST with sk-123: %w", lm.Unsupported("no tools")))
+	assert.EqualError(t, err, "POST with [REDACTED]: no tools")
+	assert.ErrorIs(t, err, lm.ErrUnsupported, "suites still see a capability the backend lacks")
+	assert.ErrorIs(t, secrets.Err(fmt.Errorf("sk-123: %w", context.Canceled)), context.Canceled)
+	assert.False(t, errors.Is(secrets.Err(errors.New("sk-123")), lm.ErrUnsupported))
+}
