@@ -205,8 +205,8 @@ func runFeatherbench(t *testing.T, c fbConfig) []featherbench.Record {
 // and declared sampling.
 func fbModel(e catalog.Entry, gen lm.Generator) featherbench.Model {
 	m := featherbench.Model{Key: e.Key, Generator: gen, MaxNewTokens: e.MaxTokens}
-	if s := e.Sampling; s != nil {
-		m.Sampling = lm.Sampling{Temperature: s.Temperature, TopP: s.TopP, TopK: s.TopK, Seed: s.Seed}
+	if e.Sampling != nil {
+		m.Sampling = *e.Sampling
 	}
 	return m
 }

@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/feather-eval/feather/harness/jsonpos"
+
+	"github.com/feather-eval/feather/harness/lm"
 )
 
 // Backend names.
@@ -25,13 +27,9 @@ const (
 	HTTP       = "http"
 )
 
-// Sampling is an entry's declared sampling; only declared fields are sent.
-type Sampling struct {
-	Temperature *float64 `json:"temperature,omitempty"`
-	TopP        *float64 `json:"top_p,omitempty"`
-	TopK        *int     `json:"top_k,omitempty"`
-	Seed        *int     `json:"seed,omitempty"`
-}
+// Sampling is an entry's declared sampling, the same type a request
+// carries: only declared fields are sent.
+type Sampling = lm.Sampling
 
 // Entry is one model. Which fields apply depends on Backend.
 type Entry struct {
@@ -217,7 +215,7 @@ func typeName(goType string) string {
 	switch {
 	case strings.HasPrefix(goType, "[]"):
 		return "a list"
-	case strings.HasPrefix(goType, "map["), strings.HasPrefix(goType, "*catalog."), strings.HasPrefix(goType, "catalog."):
+	case strings.HasPrefix(goType, "map["), strings.HasPrefix(goType, "*"), strings.Contains(goType, "."):
 		return "an object"
 	case goType == "string":
 		return "a string"

@@ -127,6 +127,8 @@ func TestMalformedCatalogs(t *testing.T) {
 			`m.json: model "a": "max_tokens" must be positive, not -5`},
 		{"negative sessions", `{"a": {"backend": "onnx", "builtin": "smoke", "sessions": -1}}`,
 			`m.json: model "a": "sessions" must be 0 (one) or more, not -1`},
+		{"sampling not an object", `{"a": {"model": "x/y", "provider_order": ["x"], "sampling": "hot"}}`,
+			`m.json: model "a": field "sampling" must be an object, not a JSON string`},
 		{"bad chat value", `{"a": {"backend": "onnx", "path": "m", "chat": "maybe"}}`,
 			`m.json: model "a": "chat" must be one of yes, no, auto, not "maybe"`},
 		{"sampling out of range", `{"a": {"model": "x/y", "provider_order": ["x"], "sampling": {"top_p": 1.5}}}`,

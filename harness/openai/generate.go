@@ -102,8 +102,8 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 // returns what is recorded as sent and the extra body fields to send.
 func (m *Model) sampling(req lm.GenerateRequest) (sent, extra map[string]any) {
 	var s lm.Sampling
-	if es := m.entry.Sampling; es != nil {
-		s = lm.Sampling{Temperature: es.Temperature, TopP: es.TopP, TopK: es.TopK, Seed: es.Seed}
+	if m.entry.Sampling != nil {
+		s = *m.entry.Sampling
 	}
 	r := req.Sampling
 	if r.Temperature != nil {

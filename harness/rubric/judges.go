@@ -41,8 +41,8 @@ func Resolve(ctx context.Context, cat *catalog.Catalog, keys []string, open Open
 			return nil, fmt.Errorf("judge %q: its %s backend cannot generate text, so it cannot judge; pick a chat model", e.Key, e.Backend)
 		}
 		j := Judge{Key: e.Key, Gen: gen, MaxNewTokens: e.MaxTokens}
-		if s := e.Sampling; s != nil {
-			j.Sampling = lm.Sampling{Temperature: s.Temperature, TopP: s.TopP, TopK: s.TopK, Seed: s.Seed}
+		if e.Sampling != nil {
+			j.Sampling = *e.Sampling
 		}
 		judges = append(judges, j)
 	}
