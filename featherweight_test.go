@@ -119,13 +119,7 @@ func fwEvaluateModel(t *testing.T, e catalog.Entry, m lm.Model, styles []feather
 	selected func(featherweight.Style, string) bool, check func(*testing.T, string, featherweight.Record),
 	finish func(*testing.T, string, featherweight.Style, []featherweight.Record)) featherweight.ModelResult {
 	t.Helper()
-	info := m.Info()
-	if info.Key == "" {
-		info.Key = e.Key
-	}
-	if info.Name == "" {
-		info.Name = e.Name
-	}
+	info := modelInfo(e, m)
 	result := featherweight.ModelResult{Model: info}
 	g, ok := m.(lm.Generator)
 	if !ok {

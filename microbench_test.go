@@ -111,13 +111,7 @@ func mbEvaluate(ctx context.Context, e catalog.Entry, m lm.Model, tasks []*micro
 	if !ok {
 		return nil, fmt.Errorf("model %q (backend %s) cannot score log-likelihoods, which μBench needs; use a local ONNX model or an OpenAI-compatible completions server that returns prompt log-probs", e.Key, e.Backend)
 	}
-	info := m.Info()
-	if info.Key == "" {
-		info.Key = e.Key
-	}
-	if info.Name == "" {
-		info.Name = e.Name
-	}
+	info := modelInfo(e, m)
 	return microbench.Evaluate(ctx, s, info, tasks, microbench.Options{MaxLength: *optMBMaxLength, Selected: selected})
 }
 

@@ -79,3 +79,16 @@ func closeModels() {
 		delete(opened, id)
 	}
 }
+
+// modelInfo is the model's own description, with the catalog's key and
+// name filling what the backend left empty, for results files.
+func modelInfo(e catalog.Entry, m lm.Model) lm.Info {
+	info := m.Info()
+	if info.Key == "" {
+		info.Key = e.Key
+	}
+	if info.Name == "" {
+		info.Name = e.Name
+	}
+	return info
+}
