@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/feather-eval/feather/harness/featherbench"
 	"github.com/feather-eval/feather/harness/report"
 )
 
@@ -76,7 +77,7 @@ func featherbenchTasks(flagged string) (dir, note string) {
 	if info, err := os.Stat("tasks"); err != nil || !info.IsDir() {
 		return "", ""
 	}
-	if err := report.CheckTasks("tasks"); err != nil {
+	if _, err := featherbench.LoadDir("tasks"); err != nil {
 		return "", fmt.Sprintf("not using tasks/ for categories and prompts: %v", err)
 	}
 	return "tasks", ""

@@ -36,6 +36,7 @@ import (
 	"testing"
 
 	"github.com/feather-eval/feather/harness/atomicfile"
+	"github.com/feather-eval/feather/harness/jsonpos"
 	"github.com/feather-eval/feather/harness/stats"
 )
 
@@ -162,7 +163,7 @@ func readFile(path string) (*File, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%s: not a baseline file: %v; fix it, or delete it and record a new one with -update", path, err)
+		return nil, fmt.Errorf("%w; not a baseline file: fix it, or delete it and record a new one with -update", jsonpos.SyntaxError(path, b, err))
 	}
 	for name, s := range f.Sections {
 		if s == nil {

@@ -277,6 +277,12 @@ func TestGateInSubprocess(t *testing.T) {
 		failed, out := runFixture(t, bad)
 		assert.Equal(t, []string{"TestGateFixture/m"}, failed, "the suite test itself fails: a harness error, not a regression")
 		assert.Contains(t, out["TestGateFixture/m"], filepath.Join(bad, "suite", "m.json")+`: sections.all.items.item01 is "passed"; want "pass" or "fail"`)
+
+		// A hand edit that breaks the JSON is pointed at by line and column.
+		require.NoError(t, os.WriteFile(filepath.Join(bad, "suite", "m.json"), []byte("{\"sections\": {\"all\": {\n  \"threshold\": 0.85,\n}}}"), 0o644))
+		failed, out = runFixture(t, bad)
+		assert.Equal(t, []string{"TestGateFixture/m"}, failed)
+		assert.Contains(t, out["TestGateFixture/m"], filepath.Join(bad, "suite", "m.json")+":3:1: invalid JSON: invalid character '}' looking for beginning of object key string; not a baseline file: fix it, or delete it and record a new one with -update")
 	})
 }
 

@@ -71,49 +71,14 @@ func Frontier(points []CostPoint) []int {
 	return out
 }
 
-// graded pairs each judged record with its rubric grid.
-func graded(recs []featherbench.Record) ([]rubric.Graded, []string) {
-	var out []rubric.Graded
-	var bad []string
-	for _, r := range recs {
-		g, err := rubric.ParseGrid(r.Rubric)
-		if err != nil {
-			bad = append(bad, fmt.Sprintf("%s/%s/%d: %v", r.Model, r.Task, r.Trial, err))
-			continue
-		}
-		if len(g) > 0 {
-			out = append(out, rubric.Graded{Contestant: r.Model, Grid: g})
-		}
-	}
-	return out, bad
-}
-
 // FeatherbenchMarkdown is the Featherbench summary of records: the suite's
-// own summary, the rubric section when trials were judged and the summary
-// does not already carry the judge-bias matrix, and the cost/pass-rate
-// frontier. categories may be nil.
+// own summary (which carries the rubric and the judge-bias matrix when
+// trials were judged), then the cost/pass-rate frontier. categories may be
+// nil.
 func FeatherbenchMarkdown(recs []featherbench.Record, categories map[string]string) string {
 	s := featherbench.Summarize(recs, categories)
 	var b strings.Builder
 	b.WriteString(s.Markdown())
-
-	g, bad := graded(recs)
-	if len(g) > 0 && !strings.Contains(b.String(), "judge ↓") {
-		overall := rubric.Overalls(g)
-		b.WriteString("\n## Rubric\n\n| model | Rubric /10 | graded trials |\n|---|---|---|\n")
-		for _, m := range s.Models {
-			o, ok := overall[m.Model]
-			if !ok {
-				continue
-			}
-			fmt.Fprintf(&b, "| %s | %s | %d of %d |\n", mdCell(m.Model), o, o.Trials, o.Graded)
-		}
-		b.WriteString("\nRubric /10 is the mean over graded trials of each trial's mean judge score, leaving out a judge's scores of its own answers.\n\n")
-		b.WriteString(rubric.BiasMatrix(g).Markdown())
-	}
-	for _, e := range bad {
-		fmt.Fprintf(&b, "\n> **Warning:** unreadable rubric grid, left out: %s.\n", e)
-	}
 
 	points, noCost, _ := CostPoints(s)
 	if len(points) > 0 {
@@ -122,7 +87,7 @@ func FeatherbenchMarkdown(recs []featherbench.Record, categories map[string]stri
 		b.WriteString("| pass rate [95% CI] | model | cost / task (USD) |\n|---|---|---|\n")
 		for _, i := range Frontier(points) {
 			p := points[i]
-			fmt.Fprintf(&b, "| %.0f%% [%.0f–%.0f] | %s | %s |\n", 100*p.PassRate, 100*p.Lo, 100*p.Hi, mdCell(p.Model), usd(p.CostPerTask))
+			fmt.Fprintf(&b, "| %.0f%% [%.0f–%.0f] | %s | %s |\n", 100*p.PassRate, 100*p.Lo, 100*p.Hi, mdCell(p.Model), featherbench.FormatUSD(&p.CostPerTask))
 		}
 		if len(noCost) > 0 {
 			fmt.Fprintf(&b, "\nNo cost reported, so not compared: %s.\n", strings.Join(noCost, ", "))
@@ -132,13 +97,6 @@ func FeatherbenchMarkdown(recs []featherbench.Record, categories map[string]stri
 }
 
 func mdCell(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s) }
-
-func usd(v float64) string {
-	if v != 0 && v < 0.01 {
-		return strconv.FormatFloat(v, 'f', 6, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 4, 64)
-}
 
 // Trial statuses in the page data, decided in the order the suite's
 // summary counts them: an error first, then the scored verdict.
@@ -212,7 +170,6 @@ type fbPage struct {
 	HasChart   bool
 	Categories []fbGridRow
 	Grid       []fbGridRow
-	Matrix     *rubric.Matrix
 	MatrixRows []fbGridRow
 	TasksDir   string
 	HasTasks   bool
@@ -251,13 +208,13 @@ var fbBody = template.Must(template.New("fb").Funcs(funcs).Parse(`
 <div class="scroll"><table><thead><tr><th>category</th>{{range .Summary.Models}}<th class="num">{{.Model}}</th>{{end}}</tr></thead>
 <tbody>{{range .Categories}}<tr><td>{{.Label}}</td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}</tr>{{end}}</tbody></table></div>
 <h2 id="tasks">Per task</h2>
-<p class="explain">Passed / scored trials; R refused, E errors, U unscored.</p>
+<p class="explain">Passed / scored trials; R refused, E errors (X: how many of them are unsupported), U unscored.</p>
 <div class="scroll"><table><thead><tr><th>task</th><th>category</th>{{range .Summary.Models}}<th class="num">{{.Model}}</th>{{end}}</tr></thead>
 <tbody>{{range .Grid}}<tr><td>{{.Label}}</td><td><span class="tag">{{.Tag}}</span></td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}</tr>{{end}}</tbody></table></div>
-{{with .Matrix}}
+{{if .MatrixRows}}
 <h2 id="bias">Judge bias</h2>
-<div class="scroll"><table><thead><tr><th>judge ↓ / contestant →</th>{{range .Contestants}}<th class="num">{{.}}</th>{{end}}</tr></thead>
-<tbody>{{range $.MatrixRows}}<tr><td>{{.Label}}</td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}</tr>{{end}}</tbody></table></div>
+<div class="scroll"><table><thead><tr><th>judge ↓ / contestant →</th>{{range .Summary.Judges.Contestants}}<th class="num">{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .MatrixRows}}<tr><td>{{.Label}}</td>{{range .Cells}}<td class="num">{{.}}</td>{{end}}</tr>{{end}}</tbody></table></div>
 <p class="explain">Mean score (1–10) each judge gave each contestant, with the number of valid scores; * marks a judge grading its own answers, which never counts towards that contestant's Rubric /10.</p>
 {{end}}
 <h2 id="review">Review</h2>
@@ -280,7 +237,7 @@ var fbBody = template.Must(template.New("fb").Funcs(funcs).Parse(`
 
 var funcs = template.FuncMap{
 	"pct": func(x float64) float64 { return 100 * x },
-	"usd": usd,
+	"usd": func(v float64) string { return featherbench.FormatUSD(&v) },
 }
 
 // FeatherbenchPage renders the Featherbench review page for records.
@@ -292,20 +249,18 @@ func FeatherbenchPage(w io.Writer, recs []featherbench.Record, tasks map[string]
 		categories[id] = t.Category
 	}
 	s := featherbench.Summarize(recs, categories)
-	g, bad := graded(recs)
-	overall := rubric.Overalls(g)
 
 	p := fbPage{Summary: s, Trials: len(recs), TasksDir: o.TasksDir, HasTasks: len(tasks) > 0}
 	for _, m := range s.Models {
-		row := fbModelRow{ModelStats: m, Rate: "—", PerTask: "—", Cost: "—", Latency: "—", Wall: "—", Rubric: "—"}
+		row := fbModelRow{ModelStats: m, Rate: "—", PerTask: "—", Cost: "—", Latency: "—", Wall: "—"}
 		if m.Scored > 0 {
 			row.Rate = fmt.Sprintf("%.0f%% [%.0f–%.0f]", 100*m.PassRate, 100*m.Lo, 100*m.Hi)
 		}
 		if m.CostUSD != nil {
-			row.Cost = "$" + usd(*m.CostUSD)
+			row.Cost = "$" + featherbench.FormatUSD(m.CostUSD)
 		}
 		if m.CostPerTaskUSD != nil {
-			row.PerTask = "$" + usd(*m.CostPerTaskUSD)
+			row.PerTask = "$" + featherbench.FormatUSD(m.CostPerTaskUSD)
 		}
 		if m.MedianLatencyS != nil {
 			row.Latency = fmt.Sprintf("%.2f s", *m.MedianLatencyS)
@@ -313,9 +268,7 @@ func FeatherbenchPage(w io.Writer, recs []featherbench.Record, tasks map[string]
 		if m.MedianWallS != nil {
 			row.Wall = fmt.Sprintf("%.2f s", *m.MedianWallS)
 		}
-		if ov, ok := overall[m.Model]; ok {
-			row.Rubric = ov.String()
-		}
+		row.Rubric = m.Rubric.String()
 		p.Rows = append(p.Rows, row)
 	}
 
@@ -348,69 +301,41 @@ func FeatherbenchPage(w io.Writer, recs []featherbench.Record, tasks map[string]
 	for _, t := range s.Tasks {
 		row := fbGridRow{Label: t, Tag: s.TaskCategory[t]}
 		for _, m := range s.Models {
-			row.Cells = append(row.Cells, gridCell(s.Grid[t][m.Model]))
+			row.Cells = append(row.Cells, featherbench.GridCell(s.Grid[t][m.Model]))
 		}
 		p.Grid = append(p.Grid, row)
 	}
-	if len(g) > 0 {
-		m := rubric.BiasMatrix(g)
-		p.Matrix = &m
-		for _, j := range m.Judges {
-			row := fbGridRow{Label: j}
-			for _, c := range m.Contestants {
-				cell, ok := m.Cells[j][c]
-				text := ""
-				if ok {
-					if mean, ok := cell.Mean(); ok {
-						text = fmt.Sprintf("%.2f (%d)", mean, cell.N)
-					} else {
-						text = "—"
-					}
-					if cell.Errors > 0 {
-						text += fmt.Sprintf(" +%d err", cell.Errors)
-					}
-					if cell.Self {
-						text += " *"
-					}
+	m := s.Judges
+	for _, j := range m.Judges {
+		row := fbGridRow{Label: j}
+		for _, c := range m.Contestants {
+			cell, ok := m.Cells[j][c]
+			text := ""
+			if ok {
+				if mean, ok := cell.Mean(); ok {
+					text = fmt.Sprintf("%.2f (%d)", mean, cell.N)
+				} else {
+					text = "—"
 				}
-				row.Cells = append(row.Cells, text)
+				if cell.Errors > 0 {
+					text += fmt.Sprintf(" +%d err", cell.Errors)
+				}
+				if cell.Self {
+					text += " *"
+				}
 			}
-			p.MatrixRows = append(p.MatrixRows, row)
+			row.Cells = append(row.Cells, text)
 		}
+		p.MatrixRows = append(p.MatrixRows, row)
 	}
 	body, err := render(fbBody, p)
 	if err != nil {
 		return fmt.Errorf("rendering the Featherbench page: %w", err)
 	}
-	notes := append([]string(nil), o.Notes...)
-	for _, e := range bad {
-		notes = append(notes, "Unreadable rubric grid, left out: "+e)
-	}
 	return page{
-		Kind: "featherbench", Title: "Featherbench review", Subtitle: o.Subtitle, Nav: o.Nav, Notes: notes,
+		Kind: "featherbench", Title: "Featherbench review", Subtitle: o.Subtitle, Nav: o.Nav, Notes: o.Notes,
 		Body: body, Data: featherbenchData(recs, s, tasks),
 	}.write(w)
-}
-
-// gridCell is the per-task cell the suite's Markdown uses.
-func gridCell(c featherbench.Cell) string {
-	if c.Trials == 0 {
-		return ""
-	}
-	s := fmt.Sprintf("%d / %d", c.Passed, c.Scored)
-	var notes []string
-	for _, n := range []struct {
-		count int
-		tag   string
-	}{{c.Refused, "R"}, {c.Errors, "E"}, {c.Unscored, "U"}} {
-		if n.count > 0 {
-			notes = append(notes, strconv.Itoa(n.count)+n.tag)
-		}
-	}
-	if len(notes) > 0 {
-		s += " (" + strings.Join(notes, " ") + ")"
-	}
-	return s
 }
 
 func costChart(points []CostPoint, front []int) string {
@@ -431,7 +356,7 @@ func costChart(points []CostPoint, front []int) string {
 	for _, p := range points {
 		sc.Points = append(sc.Points, svg.Point{
 			Label: p.Model, X: p.CostPerTask, Y: p.PassRate, YLo: p.Lo, YHi: p.Hi,
-			Tip: fmt.Sprintf("%s: pass rate %.0f%% [%.0f–%.0f] over %d scored trials, $%s per task", p.Model, 100*p.PassRate, 100*p.Lo, 100*p.Hi, p.Scored, usd(p.CostPerTask)),
+			Tip: fmt.Sprintf("%s: pass rate %.0f%% [%.0f–%.0f] over %d scored trials, $%s per task", p.Model, 100*p.PassRate, 100*p.Lo, 100*p.Hi, p.Scored, featherbench.FormatUSD(&p.CostPerTask)),
 			Attrs: svg.Attrs{
 				"data-model": p.Model, "data-rate": ftoa(p.PassRate), "data-lo": ftoa(p.Lo), "data-hi": ftoa(p.Hi), "data-cost": ftoa(p.CostPerTask),
 			},

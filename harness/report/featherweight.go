@@ -173,26 +173,21 @@ func FeatherweightPage(w io.Writer, data featherweight.DataInfo, results []feath
 		if byModel[s.Model] == nil {
 			byModel[s.Model] = map[featherweight.Style]featherweight.Summary{}
 			order = append(order, s.Model)
+			p.Rows = append(p.Rows, fwRow{Label: s.Label(), Params: featherweight.ParamsLabel(s.Params)})
 		}
 		byModel[s.Model][s.Style] = s
 		p.Smoke = p.Smoke || s.Smoke
 	}
-	for _, m := range order {
-		var row fwRow
+	for i, m := range order {
 		for _, st := range chart.Styles {
 			s, ok := byModel[m][st]
-			row.Label, row.Params = s.Label(), featherweight.ParamsLabel(s.Params)
 			if !ok {
-				row.Cols = append(row.Cols, fwStyleCell{})
+				p.Rows[i].Cols = append(p.Rows[i].Cols, fwStyleCell{})
 				continue
 			}
-			row.Cols = append(row.Cols, fwStyleCell{Ran: true, Score: fmt.Sprintf("%.1f%%", s.ScorePct), CI: fmt.Sprintf("%.1f–%.1f", s.CILowPct, s.CIHighPct),
+			p.Rows[i].Cols = append(p.Rows[i].Cols, fwStyleCell{Ran: true, Score: fmt.Sprintf("%.1f%%", s.ScorePct), CI: fmt.Sprintf("%.1f–%.1f", s.CILowPct, s.CIHighPct),
 				ParseErrors: s.ParseErrors, Errors: s.Errors, N: s.N, Cor: s.Correct})
 		}
-		for _, s := range byModel[m] {
-			row.Label, row.Params = s.Label(), featherweight.ParamsLabel(s.Params)
-		}
-		p.Rows = append(p.Rows, row)
 	}
 
 	chance := 25.0
@@ -215,28 +210,15 @@ func FeatherweightPage(w io.Writer, data featherweight.DataInfo, results []feath
 	}
 	p.Bars = template.HTML(bc.SVG())
 
-	var cats []string
-	seen := map[string]bool{}
-	for _, s := range sums {
-		for _, c := range s.Categories {
-			if !seen[c.Category] {
-				seen[c.Category] = true
-				cats = append(cats, c.Category)
-			}
-		}
-	}
+	cats := featherweight.CategoryNames(sums)
 	hm := svg.Heatmap{Title: "Score by category (%)", Cols: cats, Max: 100, Format: func(v float64) string { return fmt.Sprintf("%.0f", v) }}
 	for _, s := range sums {
 		hm.Rows = append(hm.Rows, s.Label()+" · "+string(s.Style))
 		vals := make([]float64, len(cats))
-		for i := range vals {
+		for i, name := range cats {
 			vals[i] = math.NaN()
-		}
-		for _, c := range s.Categories {
-			for i, name := range cats {
-				if name == c.Category && c.N > 0 {
-					vals[i] = c.ScorePct
-				}
+			if v, ok := s.CategoryPct(name); ok {
+				vals[i] = v
 			}
 		}
 		hm.Values = append(hm.Values, vals)

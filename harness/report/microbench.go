@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/feather-eval/feather/harness/microbench"
@@ -21,7 +20,7 @@ func MicrobenchMarkdown(results []*microbench.Result) string {
 	for _, d := range microbench.Domains {
 		fmt.Fprintf(&b, "| %s | %s | %.2f |\n", d.ID, d.Name, d.Weight)
 	}
-	labels := MicrobenchLabels(results)
+	labels := microbench.Labels(results)
 	tasks := mbTasks(results)
 	if len(tasks) > 0 {
 		b.WriteString("\n## Per task\n\nScore (0–100, chance-normalised; bits-per-byte mapped onto 0–100) ± standard error.\n\n| task | domain | reduction |")
@@ -41,30 +40,6 @@ func MicrobenchMarkdown(results []*microbench.Result) string {
 		fmt.Fprintf(&b, "\n## Levels: %s\n\n```\n%s```\n", labels[r], microbench.LevelsTable(r))
 	}
 	return b.String()
-}
-
-// mbLabels names each result by its model, with the run stamp when two
-// results share a model.
-func MicrobenchLabels(results []*microbench.Result) map[*microbench.Result]string {
-	count := map[string]int{}
-	base := func(r *microbench.Result) string {
-		if r.Model.Name != "" {
-			return r.Model.Name
-		}
-		return r.Model.Key
-	}
-	for _, r := range results {
-		count[base(r)]++
-	}
-	out := map[*microbench.Result]string{}
-	for _, r := range results {
-		l := base(r)
-		if count[l] > 1 && r.Run != "" {
-			l += " (" + r.Run + ")"
-		}
-		out[r] = l
-	}
-	return out
 }
 
 // mbTasks lists every task any result has, in the first result's order.
@@ -199,7 +174,7 @@ var mbBody = template.Must(template.New("mb").Parse(`
 // MicrobenchPage renders the μBench page: the index leaderboard with error
 // bars, domain and task scores, levels, and every scored item.
 func MicrobenchPage(w io.Writer, results []*microbench.Result, o PageOptions) error {
-	labels := MicrobenchLabels(results)
+	labels := microbench.Labels(results)
 	var p mbPage
 	p.Domains = microbench.Domains
 	for _, r := range results {
@@ -207,7 +182,7 @@ func MicrobenchPage(w io.Writer, results []*microbench.Result, o PageOptions) er
 		p.Smoke = p.Smoke || r.Model.Smoke
 	}
 
-	ranked := RankMicrobench(results)
+	ranked := microbench.Rank(results)
 	bc := svg.BarChart{Title: microbench.Name + " Intelligence Index", Max: 100, YLabel: "index (0–100)", Series: []string{"index ± 2 SE"}}
 	for i, rr := range ranked {
 		r := rr.Result
@@ -288,42 +263,6 @@ func MicrobenchPage(w io.Writer, results []*microbench.Result, o PageOptions) er
 	}
 	return page{Kind: "microbench", Title: microbench.Name + " v" + microbench.Version, Subtitle: o.Subtitle, Nav: o.Nav, Notes: o.Notes,
 		Body: body, Data: microbenchData(results, p.Labels)}.write(w)
-}
-
-// RankedResult is one complete result in index order.
-type RankedResult struct {
-	Result *microbench.Result
-	SE     float64
-	// WithinNoise: the gap to the result ranked directly above is noise
-	// under the spec's rule (microbench.Differ is false).
-	WithinNoise bool
-}
-
-// rankMicrobench orders complete results by index, high to low (ties by
-// model key), as microbench.Leaderboard does.
-func RankMicrobench(results []*microbench.Result) []RankedResult {
-	var out []RankedResult
-	for _, r := range results {
-		if r.Index == nil {
-			continue
-		}
-		se := 0.0
-		if r.StandardErrors.Index != nil {
-			se = *r.StandardErrors.Index
-		}
-		out = append(out, RankedResult{Result: r, SE: se})
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Result, out[j].Result
-		if *a.Index != *b.Index {
-			return *a.Index > *b.Index
-		}
-		return a.Model.Key < b.Model.Key
-	})
-	for i := 1; i < len(out); i++ {
-		out[i].WithinNoise = !microbench.Differ(*out[i].Result.Index, out[i].SE, *out[i-1].Result.Index, out[i-1].SE)
-	}
-	return out
 }
 
 func microbenchData(results []*microbench.Result, labels []string) mbData {

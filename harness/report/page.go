@@ -120,8 +120,9 @@ func (p page) write(w io.Writer) error {
 }
 
 // bulky is page data with one long list of rows, left out of its JSON
-// encoding (json:"-") and streamed row by row by writeData, so a page of
-// 100,000 records never holds its whole JSON in memory at once.
+// encoding (json:"-") and encoded row by row by writeData, so a page of
+// 100,000 records builds its JSON once, in the buffer write sizes for
+// compression, rather than marshalling it whole and copying it there.
 type bulky interface {
 	rows() (name string, rows [][]any)
 }

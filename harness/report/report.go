@@ -20,7 +20,6 @@ import (
 	"strings"
 
 	"github.com/feather-eval/feather/harness/atomicfile"
-	"github.com/feather-eval/feather/harness/featherbench"
 	"github.com/feather-eval/feather/harness/report/gotest"
 	"github.com/feather-eval/feather/harness/report/runs"
 )
@@ -85,7 +84,7 @@ func Build(o Options) ([]string, error) {
 		}
 		notes = set.Notes
 		subtitle = append(subtitle, "runs "+set.Describe())
-		sections = append(sections, suiteSections(set, o.TasksDir)...)
+		sections = append(sections, suiteSections(set)...)
 	}
 	if o.Events != "" || o.JUnit != "" {
 		tr, err := readTests(o.Events, o.JUnit)
@@ -120,7 +119,7 @@ func Build(o Options) ([]string, error) {
 		var html strings.Builder
 		pageNav := append([]Link(nil), nav...)
 		pageNav[i+1].Current = true
-		if err := s.html(&html, PageOptions{Subtitle: strings.Join(subtitle, " · "), Nav: pageNav, Notes: notes, TasksDir: o.TasksDir}); err != nil {
+		if err := s.html(&html, PageOptions{Subtitle: strings.Join(subtitle, " · "), Nav: pageNav, Notes: notes}); err != nil {
 			return nil, err
 		}
 		add(s.name+".html", []byte(html.String()))
@@ -147,16 +146,14 @@ func Build(o Options) ([]string, error) {
 	return written, nil
 }
 
-func suiteSections(set *runs.Set, tasksDir string) []section {
+func suiteSections(set *runs.Set) []section {
 	var out []section
 	if fb := set.Featherbench; fb != nil {
 		out = append(out, section{
 			name: FeatherbenchName, label: "Featherbench",
 			md: func() (string, error) { return FeatherbenchMarkdown(fb.Records, fb.Categories()), nil },
 			html: func(w io.Writer, o PageOptions) error {
-				if fb.TasksDir == "" {
-					o.TasksDir = ""
-				}
+				o.TasksDir = fb.TasksDir
 				return FeatherbenchPage(w, fb.Records, fb.Tasks, o)
 			},
 		})
@@ -236,10 +233,4 @@ func indexPage(w io.Writer, entries []indexEntry, o PageOptions) error {
 		return err
 	}
 	return page{Kind: "index", Title: "feather report", Subtitle: o.Subtitle, Nav: o.Nav, Notes: o.Notes, Body: body}.write(w)
-}
-
-// CheckTasks reports whether dir loads as a Featherbench task directory.
-func CheckTasks(dir string) error {
-	_, err := featherbench.LoadDir(dir)
-	return err
 }

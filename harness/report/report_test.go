@@ -216,3 +216,21 @@ func TestWriteFeatherbenchReport(t *testing.T) {
 		assert.True(t, strings.Contains(page, want), "the page has %s", want)
 	}
 }
+
+// TestFeatherbenchUnsupported: a trial the backend cannot serve is an
+// error marked X in the per-task grid, on the page as in the Markdown.
+func TestFeatherbenchUnsupported(t *testing.T) {
+	pass := true
+	unsupported := featherbench.UnsupportedPrefix + "tools on a local model"
+	other := "503 upstream unavailable"
+	recs := []featherbench.Record{
+		{RunID: runA, Task: "tool-use-weather", Model: "local", Trial: 1, Passed: &pass},
+		{RunID: runA, Task: "tool-use-weather", Model: "local", Trial: 2, Error: &unsupported},
+		{RunID: runA, Task: "tool-use-weather", Model: "local", Trial: 3, Error: &other},
+	}
+	const cell = "1 / 1 (2E 1X)"
+	assert.Contains(t, report.FeatherbenchMarkdown(recs, nil), "| tool-use-weather | (none) | "+cell+" |")
+	var page strings.Builder
+	require.NoError(t, report.FeatherbenchPage(&page, recs, nil, report.PageOptions{}))
+	assert.Contains(t, page.String(), `<td class="num">`+cell+`</td>`)
+}

@@ -26,13 +26,7 @@ func TestsMarkdown(r *gotest.Run) string {
 	for _, p := range r.Packages {
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %.2f |\n", mdCell(p.Name), strings.ToUpper(p.Status), p.Passed, p.Failed, p.Skipped, p.Unfinished, p.Elapsed)
 	}
-	failures := r.Failures()
-	var broken []gotest.Package
-	for _, p := range r.Packages {
-		if p.Status != gotest.Pass && p.Status != gotest.Skip && p.Failed == 0 && p.Output != "" {
-			broken = append(broken, p)
-		}
-	}
+	failures, broken := r.Failures(), brokenPackages(r)
 	if len(failures)+len(broken) > 0 {
 		b.WriteString("\n## Failures\n")
 		for _, p := range broken {
@@ -49,6 +43,18 @@ func TestsMarkdown(r *gotest.Run) string {
 		}
 	}
 	return b.String()
+}
+
+// brokenPackages are the packages that failed outside any test (a build
+// failure, a panic in TestMain): their own output is the failure.
+func brokenPackages(r *gotest.Run) []gotest.Package {
+	var out []gotest.Package
+	for _, p := range r.Packages {
+		if p.Status != gotest.Pass && p.Status != gotest.Skip && p.Failed == 0 && p.Output != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // fence wraps text in a code fence longer than any backtick run inside it.
@@ -126,12 +132,7 @@ func TestsPage(w io.Writer, r *gotest.Run, o PageOptions) error {
 		Failures                     []gotest.Test
 		Broken                       []gotest.Package
 		Slowest                      []gotest.Test
-	}{Run: r, Source: r.Source, Pass: pass, Fail: fail, Skip: skip, Unfinished: unfinished, Failures: r.Failures(), Slowest: r.Slowest(SlowestShown)}
-	for _, pk := range r.Packages {
-		if pk.Status != gotest.Pass && pk.Status != gotest.Skip && pk.Failed == 0 && pk.Output != "" {
-			p.Broken = append(p.Broken, pk)
-		}
-	}
+	}{Run: r, Source: r.Source, Pass: pass, Fail: fail, Skip: skip, Unfinished: unfinished, Failures: r.Failures(), Broken: brokenPackages(r), Slowest: r.Slowest(SlowestShown)}
 	body, err := render(testsBody, p)
 	if err != nil {
 		return fmt.Errorf("rendering the tests page: %w", err)

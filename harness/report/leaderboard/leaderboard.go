@@ -19,7 +19,6 @@ import (
 	"github.com/feather-eval/feather/harness/microbench"
 	"github.com/feather-eval/feather/harness/report"
 	"github.com/feather-eval/feather/harness/report/runs"
-	"github.com/feather-eval/feather/harness/rubric"
 )
 
 // File names written by Write.
@@ -122,19 +121,6 @@ func Build(set *runs.Set) Summary {
 
 func featherbenchBoard(fb *runs.Featherbench) *Featherbench {
 	sum := featherbench.Summarize(fb.Records, fb.Categories())
-	var graded []rubric.Graded
-	judges := map[string]bool{}
-	for _, r := range fb.Records {
-		g, err := rubric.ParseGrid(r.Rubric)
-		if err != nil || len(g) == 0 {
-			continue
-		}
-		graded = append(graded, rubric.Graded{Contestant: r.Model, Grid: g})
-		for _, sc := range g {
-			judges[sc.Judge] = true
-		}
-	}
-	overall := rubric.Overalls(graded)
 	out := &Featherbench{RunIDs: sum.RunIDs, Warnings: sum.Warnings, Tasks: len(sum.Tasks), Frontier: []string{}}
 	for _, m := range sum.Models {
 		row := FBModel{Model: m.Model, CILow: m.Lo, CIHigh: m.Hi, Passed: m.Passed, Scored: m.Scored, Trials: m.Trials,
@@ -144,9 +130,9 @@ func featherbenchBoard(fb *runs.Featherbench) *Featherbench {
 			rate := m.PassRate
 			row.PassRate = &rate
 		}
-		if o, ok := overall[m.Model]; ok && o.Trials > 0 {
-			mean := o.Mean
-			row.RubricMean, row.RubricTrials = &mean, o.Trials
+		if m.Rubric.Trials > 0 {
+			mean := m.Rubric.Mean
+			row.RubricMean, row.RubricTrials = &mean, m.Rubric.Trials
 		}
 		out.Models = append(out.Models, row)
 	}
@@ -183,13 +169,8 @@ func featherbenchBoard(fb *runs.Featherbench) *Featherbench {
 	for _, i := range report.Frontier(points) {
 		out.Frontier = append(out.Frontier, points[i].Model)
 	}
-	if len(judges) > 0 {
-		ri := &rubricInfo{}
-		for j := range judges {
-			ri.Judges = append(ri.Judges, j)
-		}
-		sort.Strings(ri.Judges)
-		out.Judges = ri
+	if len(sum.Judges.Judges) > 0 {
+		out.Judges = &rubricInfo{Judges: sum.Judges.Judges}
 	}
 	return out
 }
@@ -210,7 +191,7 @@ func sortByParams(results []featherweight.ModelResult) {
 
 func microbenchBoard(results []*microbench.Result) *Microbench {
 	out := &Microbench{Ranked: []MBRow{}, Unranked: []MBRow{}}
-	labels := report.MicrobenchLabels(results)
+	labels := microbench.Labels(results)
 	row := func(r *microbench.Result) MBRow {
 		return MBRow{Model: r.Model.Key, Label: labels[r], Run: r.Run, Params: r.NumParameters, Index: r.Index, SE: r.StandardErrors.Index,
 			DomainScores: r.DomainScores, TaskScores: r.TaskScores}
@@ -220,7 +201,7 @@ func microbenchBoard(results []*microbench.Result) *Microbench {
 			out.Unranked = append(out.Unranked, row(r))
 		}
 	}
-	for i, rr := range report.RankMicrobench(results) {
+	for i, rr := range microbench.Rank(results) {
 		mr := row(rr.Result)
 		mr.Rank, mr.WithinNoise = i+1, rr.WithinNoise
 		out.Ranked = append(out.Ranked, mr)
@@ -251,7 +232,7 @@ func Markdown(set *runs.Set, s Summary) (string, error) {
 				rub = fmt.Sprintf("%.1f", *m.RubricMean)
 			}
 			fmt.Fprintf(&b, "| %d | %s | %s | %d / %d | %s | %s | %s | %s | %d |\n", m.Rank, cell(m.Model), rate, m.Passed, m.Scored,
-				costCell(m.CostPerTaskUSD), secs(m.MedianLatencyS), secs(m.MedianWallS), rub, m.Trials)
+				featherbench.FormatUSD(m.CostPerTaskUSD), featherbench.FormatSeconds(m.MedianLatencyS), featherbench.FormatSeconds(m.MedianWallS), rub, m.Trials)
 		}
 		b.WriteString("\nPass rate = passed / scored with the 95% Wilson interval; overlapping intervals mean the order is not settled. Latency is time to first token. ")
 		b.WriteString("Rubric /10 leaves out a judge's scores of its own answers.\n")
@@ -289,23 +270,6 @@ func demote(md string) string {
 }
 
 func cell(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s) }
-
-func costCell(v *float64) string {
-	switch {
-	case v == nil:
-		return "—"
-	case *v != 0 && *v < 0.01:
-		return fmt.Sprintf("%.6f", *v)
-	}
-	return fmt.Sprintf("%.4f", *v)
-}
-
-func secs(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return fmt.Sprintf("%.2f", *v)
-}
 
 func plural(n int) string {
 	if n == 1 {

@@ -117,10 +117,7 @@ func Load(dirs []string, opt Options) (*Set, error) {
 		if len(suites) == 0 {
 			return nil, fmt.Errorf("%s holds no results: a run directory has a featherweight/, microbench/ or featherbench/ subdirectory; pass results/latest or results/<stamp>", d)
 		}
-		stamp := filepath.Base(real)
-		if _, ok := suites[stamp]; ok {
-			stamp = filepath.Base(filepath.Dir(real))
-		}
+		stamp := stampOf(real)
 		if p := suites[FeatherbenchDir]; p != "" {
 			if err := s.loadFeatherbench(p); err != nil {
 				return nil, err
@@ -272,15 +269,20 @@ func (s *Set) Empty() bool {
 func (s *Set) Stamps() []string {
 	var out []string
 	for _, d := range s.Dirs {
-		b := filepath.Base(d)
-		for _, sub := range []string{FeatherbenchDir, FeatherweightDir, MicrobenchDir} {
-			if b == sub {
-				b = filepath.Base(filepath.Dir(d))
-			}
-		}
-		out = append(out, b)
+		out = append(out, stampOf(d))
 	}
 	return out
+}
+
+// stampOf is a run directory's name; for a suite's subdirectory, its
+// parent's.
+func stampOf(dir string) string {
+	switch b := filepath.Base(dir); b {
+	case FeatherbenchDir, FeatherweightDir, MicrobenchDir:
+		return filepath.Base(filepath.Dir(dir))
+	default:
+		return b
+	}
 }
 
 // Describe is a one-line list of what was read, for page headers.

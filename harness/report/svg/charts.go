@@ -67,7 +67,7 @@ func (c BarChart) SVG() string {
 	// Axis with horizontal grid lines.
 	for _, t := range ticks(0, top, 5) {
 		d.Line(left, y(t), w-plotRight, y(t), "grid")
-		d.Text(left-6, y(t)+4, "end", "tick", trimNum(t))
+		d.Text(left-6, y(t)+4, "end", "tick", num(t))
 	}
 	d.RotatedText(left-40, plotTop+plotHeight/2, -90, "middle", "axis-label", c.YLabel)
 	if c.Reference != nil {
@@ -91,10 +91,7 @@ func (c BarChart) SVG() string {
 			x := x0 + float64(si)*barW
 			d.Rect(x+1, y(b.Value), barW-2, y(0)-y(b.Value), fmt.Sprintf("bar series-%d", si), b.Tip, nil)
 			if b.Interval {
-				cx := x + barW/2
-				d.Line(cx, y(b.Lo), cx, y(b.Hi), "whisker")
-				d.Line(cx-3, y(b.Lo), cx+3, y(b.Lo), "whisker")
-				d.Line(cx-3, y(b.Hi), cx+3, y(b.Hi), "whisker")
+				d.whisker(x+barW/2, y(b.Lo), y(b.Hi))
 			}
 		}
 		lx := x0 + float64(len(g.Bars))*barW/2
@@ -102,6 +99,13 @@ func (c BarChart) SVG() string {
 	}
 	d.Line(left, y(0), w-plotRight, y(0), "axis")
 	return d.String()
+}
+
+// whisker draws an interval at x from y1 to y2, with caps.
+func (d *Doc) whisker(x, y1, y2 float64) {
+	d.Line(x, y1, x, y2, "whisker")
+	d.Line(x-3, y1, x+3, y1, "whisker")
+	d.Line(x-3, y2, x+3, y2, "whisker")
 }
 
 // Point is one dot of a scatter: X with Y and Y's interval.
@@ -182,10 +186,10 @@ func (s Scatter) SVG() string {
 	y := func(v float64) float64 { return plotTop + plotHeight*(1-math.Min(math.Max(v, 0), ymax)/ymax) }
 	fx, fy := s.FormatX, s.FormatY
 	if fx == nil {
-		fx = trimNum
+		fx = num
 	}
 	if fy == nil {
-		fy = trimNum
+		fy = num
 	}
 
 	for _, t := range ticks(0, ymax, 5) {
@@ -218,9 +222,7 @@ func (s Scatter) SVG() string {
 	}
 	for _, p := range s.Points {
 		d.Group("point", p.Attrs)
-		d.Line(x(p.X), y(p.YLo), x(p.X), y(p.YHi), "whisker")
-		d.Line(x(p.X)-3, y(p.YLo), x(p.X)+3, y(p.YLo), "whisker")
-		d.Line(x(p.X)-3, y(p.YHi), x(p.X)+3, y(p.YHi), "whisker")
+		d.whisker(x(p.X), y(p.YLo), y(p.YHi))
 		d.Circle(x(p.X), y(p.Y), 5, "dot", p.Tip, nil)
 		d.Text(x(p.X)+8, y(p.Y)+4, "start", "point-label", clip(p.Label, 24))
 		d.End()
@@ -251,7 +253,7 @@ func (m Heatmap) SVG() string {
 	d := New(w, h, "chart heatmap", m.Title)
 	format := m.Format
 	if format == nil {
-		format = trimNum
+		format = num
 	}
 	for ci, c := range m.Cols {
 		d.RotatedText(left+cellW*float64(ci)+cellW/2, top-8, -40, "start", "group-label", clip(c, 22))
@@ -294,8 +296,6 @@ func Shade(frac float64) string {
 	}
 	return fmt.Sprintf("rgb(%d,%d,%d)", c[0], c[1], c[2])
 }
-
-func trimNum(v float64) string { return num(v) }
 
 // clip shortens a label to n runes with an ellipsis.
 func clip(s string, n int) string {
