@@ -1,6 +1,7 @@
 package feather_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,9 +15,11 @@ import (
 	"github.com/feather-eval/feather/harness/catalog"
 	"github.com/feather-eval/feather/harness/featherbench"
 	"github.com/feather-eval/feather/harness/gate"
+	"github.com/feather-eval/feather/harness/interrupt"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/options"
 	"github.com/feather-eval/feather/harness/report"
+	"github.com/feather-eval/feather/harness/respcache"
 	"github.com/feather-eval/feather/harness/rundir"
 	"github.com/feather-eval/feather/harness/runfilter"
 	"github.com/feather-eval/feather/harness/stats"
@@ -31,6 +34,7 @@ var (
 	optFBTrials      = options.Int("fb.trials", 1, "trials of every task for every model")
 	optFBConcurrency = options.Int("fb.concurrency", 1, "trials in flight at once, in one pool across models, tasks and trials")
 	optFBDryRun      = options.Bool("fb.dry-run", false, "print the plan and an upper bound on API calls, and call no model")
+	optFBCache       = options.Bool("fb.cache", false, "answer trials from the response cache when it holds the same model, request and trial, and store new answers there; records say \"cached\": true")
 )
 
 // fbRun is one Featherbench run as rubric judging (fbRubric) sees it
@@ -69,6 +73,13 @@ type fbConfig struct {
 	Filter *runfilter.Filter
 	// Gate checks trials against testdata/baselines (TestFeatherbench only).
 	Gate bool
+	// Resume continues the run in Run, which an earlier run made: the
+	// trials its results file holds are not asked again.
+	Resume bool
+	// Interrupts stops the run (nil: this process's Ctrl-C handling).
+	Interrupts *interrupt.Watcher
+	// CacheDir is the response cache's folder ("": no cache).
+	CacheDir string
 }
 
 // TestFeatherbench runs Featherbench: TestFeatherbench/<model>/<task-id>/<trial>.
@@ -79,8 +90,17 @@ func TestFeatherbench(t *testing.T) {
 		Catalog: *optFBCatalog, TasksDir: *optFBTasksDir, Models: suiteModels(*optFBModels),
 		TaskIDs: options.List(*optFBTasks), Categories: options.List(*optFBCategories),
 		Trials: *optFBTrials, Concurrency: *optFBConcurrency, DryRun: *optFBDryRun,
-		Rubric: fbRubricFromOptions(), Run: run, Stdout: os.Stdout, Gate: true,
+		Rubric: fbRubricFromOptions(), Run: run, Stdout: os.Stdout, Gate: true, Resume: *optResume != "",
+		CacheDir: fbCacheDir(),
 	})
+}
+
+// fbCacheDir is the response cache's folder under -fb.cache, else "".
+func fbCacheDir() string {
+	if !*optFBCache {
+		return ""
+	}
+	return respcache.DefaultDir()
 }
 
 // runFeatherbench runs (or plans) the selected trials and returns their
@@ -109,13 +129,47 @@ func runFeatherbench(t *testing.T, c fbConfig) []featherbench.Record {
 	if filter == nil {
 		filter = runfilter.FromFlags()
 	}
+	watcher := c.Interrupts
+	if watcher == nil {
+		watcher = interrupts
+	}
+	// -resume: the trials the run recorded are not asked again.
+	var prior *featherbench.Resume
+	if c.Resume {
+		p, err := c.Run.Path()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prior, err = featherbench.LoadResume(filepath.Join(p, "featherbench"), c.Run.Stamp(), tasks); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range prior.Notes {
+			t.Log(n)
+		}
+		t.Logf("resuming run %s: %d trials already recorded are not asked again", prior.RunID, len(prior.Records))
+	}
 	path := strings.Split(t.Name(), "/")
+	selected := func(model, task string, trial int) bool {
+		return filter.Selected(append(path, model, task, strconv.Itoa(trial))...)
+	}
 	r := &fbRun{Catalog: c.Catalog, Models: entries, Tasks: tasks, DryRun: c.DryRun, Rubric: c.Rubric, Runner: &featherbench.Runner{
-		Trials: c.Trials, Concurrency: c.Concurrency,
+		Trials: c.Trials, Concurrency: c.Concurrency, Stop: watcher.Stop(),
 		Selected: func(model, task string, trial int) bool {
-			return filter.Selected(append(path, model, task, strconv.Itoa(trial))...)
+			return !prior.Finished(model, task, trial) && selected(model, task, trial)
 		},
 	}}
+	if c.CacheDir != "" && !c.DryRun {
+		cache, err := respcache.Open(c.CacheDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache.Report = func(err error) { t.Logf("response cache: %v (asked the model instead)", err) }
+		r.Runner.Cache = cache
+		defer func() {
+			st := cache.Stats()
+			t.Logf("response cache %s: %d hits, %d misses, %d stored, %d problems", cache.Dir(), st.Hits, st.Misses, st.Stores, st.Problems)
+		}()
+	}
 	fbRubric(t, r)
 	if c.DryRun {
 		keys := make([]string, len(entries))
@@ -129,7 +183,8 @@ func runFeatherbench(t *testing.T, c fbConfig) []featherbench.Record {
 	}
 
 	// The results file is created when the first model opens, so a run
-	// whose models all skip leaves no run directory behind.
+	// whose models all skip leaves no run directory behind; a resumed run
+	// appends to its file.
 	var (
 		prepare sync.Once
 		dir     string
@@ -137,42 +192,73 @@ func runFeatherbench(t *testing.T, c fbConfig) []featherbench.Record {
 		mu      sync.Mutex
 		records []featherbench.Record
 		wg      sync.WaitGroup
+		planned int
 	)
+	open := func() error {
+		prepare.Do(func() {
+			if dir, prepErr = c.Run.Sub("featherbench"); prepErr == nil {
+				r.Runner.RunID = c.Run.Stamp()
+				r.Runner.Out = featherbench.NewWriter(filepath.Join(dir, featherbench.ResultsName(r.Runner.RunID)))
+			}
+		})
+		return prepErr
+	}
+	if prior != nil {
+		if err := open(); err != nil {
+			t.Fatal(err)
+		}
+		records = append(records, prior.Records...)
+	}
 	for _, e := range entries {
 		if !filter.Selected(append(path, e.Key)...) {
 			continue
 		}
+		jobs := r.Runner.Jobs(e.Key, tasks)
+		planned += len(jobs)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			t.Run(e.Key, func(t *testing.T) {
-				if len(r.Runner.Jobs(e.Key, tasks)) == 0 {
+				var done []featherbench.Record
+				for _, rec := range prior.Of(e.Key, tasks) {
+					if selected(rec.Model, rec.Task, rec.Trial) {
+						done = append(done, rec)
+					}
+				}
+				if len(jobs) == 0 && len(done) == 0 {
 					return // -run names other trials: open nothing
 				}
-				m := openModel(t, e)
-				gen, ok := m.(lm.Generator)
-				if !ok {
-					t.Fatalf("model %q (backend %s) cannot generate text, which Featherbench needs", e.Key, e.Backend)
-				}
-				prepare.Do(func() {
-					if dir, prepErr = c.Run.Sub("featherbench"); prepErr == nil {
-						r.Runner.RunID = c.Run.Stamp()
-						r.Runner.Out = featherbench.NewWriter(filepath.Join(dir, "results-"+r.Runner.RunID+".jsonl"))
+				var recs []featherbench.Record
+				var err error
+				if len(jobs) > 0 && watcher.Stop().Err() == nil {
+					m := openModel(t, e)
+					gen, ok := m.(lm.Generator)
+					if !ok {
+						t.Fatalf("model %q (backend %s) cannot generate text, which Featherbench needs", e.Key, e.Backend)
 					}
-				})
-				if prepErr != nil {
-					t.Fatal(prepErr)
+					if err := open(); err != nil {
+						t.Fatal(err)
+					}
+					ctx, release := watcher.Within(t.Context())
+					recs, err = r.Runner.RunModel(ctx, fbModel(e, gen), tasks)
+					release()
 				}
-				recs, err := r.Runner.RunModel(t.Context(), fbModel(e, gen), tasks)
 				mu.Lock()
 				records = append(records, recs...)
 				mu.Unlock()
-				fbReport(t, tasks, recs, c.Gate)
-				if err != nil {
+				all := append(done, recs...)
+				featherbench.SortTrials(all, tasks)
+				fbReport(t, tasks, all, c.Gate)
+				switch {
+				case errors.Is(err, interrupt.ErrInterrupted):
+					// reported once for the run, below
+				case err != nil:
 					t.Error(err)
 				}
-				if c.Gate {
-					fbGate(t, e.Key, recs)
+				if c.Gate && watcher.Interrupted() {
+					t.Logf("gate not checked: the run was interrupted, so %s's trials are incomplete", e.Key)
+				} else if c.Gate {
+					fbGate(t, e.Key, all)
 				}
 			})
 		}()
@@ -198,13 +284,18 @@ func runFeatherbench(t *testing.T, c fbConfig) []featherbench.Record {
 		}
 	}
 	t.Logf("%d trials recorded in %s; summary in %s; review page %s", len(records), r.Runner.Out.Path(), summary, page)
+	if s := watcher.Signal(); s != nil {
+		ran := r.Runner.Out.Count()
+		t.Errorf("interrupted (%v): %d of %d selected trials were not run; the finished ones are in %s. Continue with the same options and -resume %s",
+			s, planned-ran, planned, r.Runner.Out.Path(), filepath.Dir(dir))
+	}
 	return records
 }
 
 // fbModel asks every task the same way: the catalog entry's answer cap
 // and declared sampling.
 func fbModel(e catalog.Entry, gen lm.Generator) featherbench.Model {
-	m := featherbench.Model{Key: e.Key, Generator: gen, MaxNewTokens: e.MaxTokens}
+	m := featherbench.Model{Key: e.Key, Generator: gen, MaxNewTokens: e.MaxTokens, CacheID: respcache.FromEntry(e)}
 	if e.Sampling != nil {
 		m.Sampling = *e.Sampling
 	}

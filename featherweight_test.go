@@ -53,6 +53,7 @@ func TestFeatherweight(t *testing.T) {
 	entries := selectModels(t, *optFWCatalog, suiteModels(*optFWModels))
 	for _, e := range entries {
 		t.Run(e.Key, func(t *testing.T) {
+			skipIfStopped(t)
 			selected := fwSelected(runfilter.FromFlags(), "TestFeatherweight", e.Key)
 			if !anyFWItem(styles, ds.Items, selected) {
 				return // -run names other items: load nothing
@@ -136,8 +137,9 @@ func fwEvaluateModel(t *testing.T, e catalog.Entry, m lm.Model, styles []feather
 			continue
 		}
 		t.Run(string(st), func(t *testing.T) {
+			skipIfStopped(t)
 			start := time.Now()
-			recs, err := featherweight.Evaluate(t.Context(), g, info, st, batch)
+			recs, err := featherweight.Evaluate(workContext(t), g, info, st, batch)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@
 package feather_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/feather-eval/feather/harness/interrupt"
 	"github.com/feather-eval/feather/harness/options"
 	"github.com/feather-eval/feather/harness/rundir"
 )
@@ -21,11 +23,17 @@ var (
 	optModels  = options.String("models", "", "comma-separated catalog keys to run in every suite (default: each catalog's enabled models; all: every model)")
 	optUpdate  = options.Bool("update", false, "record the run's outcomes as the regression baselines under testdata/baselines")
 	optStrict  = options.Bool("strict", false, "fail every item the model gets wrong, not only regressions")
+	optResume  = options.String("resume", "", "continue the interrupted run in this run directory (e.g. results/latest): Featherbench skips the trials it recorded, the other suites run again into it")
+	optGrace   = options.Duration("grace", 30*time.Second, "after Ctrl-C, how long calls in flight may finish before they are cancelled (a second Ctrl-C cancels at once)")
 )
 
 // run is this invocation's results directory, created when a suite first
-// writes to it.
+// writes to it (or the one -resume continues).
 var run *rundir.Dir
+
+// interrupts turns Ctrl-C into an orderly stop: suites start no new work,
+// calls in flight get -grace to finish, and finished results are written.
+var interrupts = interrupt.New()
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -34,11 +42,27 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	run = rundir.New(*optResults, time.Now())
+	if *optResume != "" {
+		var err error
+		if run, err = rundir.Existing(*optResume); err != nil {
+			fmt.Fprintf(os.Stderr, "feather: %v\n", err)
+			os.Exit(2)
+		}
+	}
+	var release func()
+	interrupts, release = interrupt.Watch(*optGrace, os.Stderr)
 	code := m.Run()
+	release()
 	closeModels()
 	if run.Created() {
 		p, _ := run.Path()
 		fmt.Printf("feather: results in %s\n", p)
+	}
+	if s := interrupts.Signal(); s != nil {
+		if p, _ := run.Path(); run.Created() {
+			fmt.Printf("feather: the run was interrupted (%v); continue it with the same options and -resume %s\n", s, p)
+		}
+		code = max(code, 1) // an interrupted run is not a complete one
 	}
 	os.Exit(code)
 }
@@ -50,4 +74,21 @@ func suiteModels(suiteOpt string) []string {
 		return options.List(suiteOpt)
 	}
 	return options.List(*optModels)
+}
+
+// workContext is the context for a suite's model calls: it ends with the
+// test, or when an interrupt's grace period is over.
+func workContext(t *testing.T) context.Context {
+	ctx, release := interrupts.Within(t.Context())
+	t.Cleanup(release)
+	return ctx
+}
+
+// skipIfStopped skips a subtest that Ctrl-C came before: it starts no new
+// model call.
+func skipIfStopped(t *testing.T) {
+	t.Helper()
+	if interrupts.Stop().Err() != nil {
+		t.Skip("not started: the run was interrupted")
+	}
 }

@@ -60,12 +60,13 @@ func TestMicrobench(t *testing.T) {
 	}
 	for _, e := range selectModels(t, *optMBCatalog, suiteModels(*optMBModels)) {
 		t.Run(e.Key, func(t *testing.T) {
+			skipIfStopped(t)
 			selected := mbSelected(runfilter.FromFlags(), e.Key)
 			if !anyMBItem(tasks, selected) {
 				return // -run names other items: load nothing
 			}
 			m := openModel(t, e)
-			res, err := mbEvaluate(t.Context(), e, m, tasks, selected)
+			res, err := mbEvaluate(workContext(t), e, m, tasks, selected)
 			var partial *microbench.RequestErrors
 			switch {
 			case errors.As(err, &partial) && !partial.All():

@@ -47,6 +47,11 @@ type Record struct {
 	Rubric     json.RawMessage `json:"rubric"`
 	RubricMean *float64        `json:"rubric_mean"`
 	Error      *string         `json:"error"`
+	// Cached marks a response served by the response cache (-fb.cache)
+	// rather than asked of the model in this run: its text, tokens, cost
+	// and timings are those of the original call. Absent otherwise, so
+	// records keep exactly the spec's keys.
+	Cached bool `json:"cached,omitempty"`
 }
 
 // UnsupportedPrefix starts the error of a trial the backend cannot serve

@@ -10,6 +10,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/checkers"
 	"github.com/feather-eval/feather/harness/lm"
+	"github.com/feather-eval/feather/harness/respcache"
 )
 
 // Model is one contestant as the runner sees it.
@@ -24,6 +25,9 @@ type Model struct {
 	// model was never given.
 	MaxNewTokens int
 	Sampling     lm.Sampling
+	// CacheID is what the response cache knows the model by
+	// (respcache.FromEntry of its catalog entry).
+	CacheID respcache.ModelID
 }
 
 // Runner runs trials through one bounded pool shared by every model, task
@@ -46,6 +50,14 @@ type Runner struct {
 	AfterTrial func(ctx context.Context, task *Task, rec *Record) error
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Cache, when set, answers a trial it has seen (the same model, request
+	// and trial number) without calling the model, so rescoring after a
+	// checker edit costs nothing; such records say "cached": true. Nil (the
+	// default) calls the model every time.
+	Cache *respcache.Cache
+	// Stop, when it ends, starts no new trial; those in flight run on
+	// under the ctx given to Run (nil: never). It is the first Ctrl-C.
+	Stop context.Context
 
 	once sync.Once
 	sem  chan struct{}
@@ -93,9 +105,10 @@ func (r *Runner) Run(ctx context.Context, models []Model, tasks []Task) ([]Recor
 
 // RunModel runs one model's selected trials and returns their records in
 // job order. It may be called for several models at once; they share the
-// pool. Trials that never ran (ctx ended first) have no record. The error
-// is ctx's, or the first failure to write a record, which stops the run:
-// no money is spent on answers that cannot be kept.
+// pool. Trials that never ran (ctx or Stop ended first) have no record.
+// The error is ctx's, or the first failure to write a record, which stops
+// the run: no money is spent on answers that cannot be kept. An ended Stop
+// is not an error: the caller knows it stopped the run.
 func (r *Runner) RunModel(ctx context.Context, m Model, tasks []Task) ([]Record, error) {
 	if r.Concurrency < 1 || r.Trials < 1 {
 		return nil, fmt.Errorf("featherbench: concurrency and trials must be at least 1 (got %d and %d)", r.Concurrency, r.Trials)
@@ -137,16 +150,22 @@ func (r *Runner) RunModel(ctx context.Context, m Model, tasks []Task) ([]Record,
 	return out, context.Cause(ctx)
 }
 
-// acquire takes a pool slot, or reports false once ctx has ended.
+// acquire takes a pool slot, or reports false once ctx or Stop has ended.
 func (r *Runner) acquire(ctx context.Context) bool {
+	var stop <-chan struct{}
+	if r.Stop != nil {
+		stop = r.Stop.Done()
+	}
 	select {
 	case r.sem <- struct{}{}:
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || (r.Stop != nil && r.Stop.Err() != nil) {
 			<-r.sem
 			return false
 		}
 		return true
 	case <-ctx.Done():
+		return false
+	case <-stop:
 		return false
 	}
 }
@@ -190,19 +209,16 @@ func (r *Runner) trial(ctx context.Context, m Model, job Job) (rec Record, ok bo
 		MaxNewTokens: m.MaxNewTokens,
 		Sampling:     m.Sampling,
 	}
-	results, err := m.Generator.Generate(ctx, []lm.GenerateRequest{req})
+	res, cached, err := r.Cache.Generate(ctx, m.Generator, m.CacheID, job.Trial, req)
 	measured := r.now().Sub(start)
 	if ctx.Err() != nil {
 		return rec, false
 	}
-	if err == nil && len(results) != 1 {
-		err = fmt.Errorf("the backend returned %d results for 1 request", len(results))
-	}
 	if err != nil {
 		return fail(err)
 	}
-	res := results[0]
 	fillResult(&rec, res, measured)
+	rec.Cached = cached
 	if res.Err != nil {
 		return fail(res.Err)
 	}

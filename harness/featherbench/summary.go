@@ -92,8 +92,9 @@ type Summary struct {
 	// reported (nil when none did). Neither is in the models' cost.
 	JudgeCalls   int
 	JudgeCostUSD *float64
-	// Warnings name tasks whose records blend more than one task_hash, and
-	// records whose rubric grid cannot be read.
+	// Warnings name tasks whose records blend more than one task_hash,
+	// records whose rubric grid cannot be read, and how many trials the
+	// response cache answered.
 	Warnings []string
 }
 
@@ -157,6 +158,9 @@ func Summarize(records []Record, categories map[string]string) Summary {
 		if hs := keys(hashes[task]); len(hs) > 1 {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("task %s: the records blend %d versions of the task (task_hash %s): its prompt, checker or tools changed between the runs combined here, so its numbers mix different tasks", task, len(hs), strings.Join(hs, ", ")))
 		}
+	}
+	if n := cachedCount(records); n > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%d of %d trials were answered from the response cache (-fb.cache), not asked in this run: their text, tokens, cost and timings are those of the original calls", n, len(records)))
 	}
 	overall := rubric.Overalls(graded)
 	for _, m := range keys(byModel) {
@@ -382,4 +386,14 @@ func FormatUSD(v *float64) string {
 		return fmt.Sprintf("%.6f", *v)
 	}
 	return fmt.Sprintf("%.4f", *v)
+}
+
+func cachedCount(records []Record) int {
+	n := 0
+	for _, r := range records {
+		if r.Cached {
+			n++
+		}
+	}
+	return n
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -108,4 +109,27 @@ func (d *Dir) linkLatest() {
 	if err := os.Rename(tmp, link); err != nil {
 		os.Remove(tmp)
 	}
+}
+
+// Existing returns the run directory at path, made by an earlier run, to
+// continue it (-resume): its stamp is the directory's name, and nothing is
+// created. The error says what to pass instead when path is not one.
+func Existing(path string) (*Dir, error) {
+	path = filepath.Clean(path)
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		path = resolved // results/latest names the run it points at
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("-resume %s: %w; pass a run directory such as results/20260704T101530Z", path, err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("-resume %s: not a directory; pass a run directory such as results/20260704T101530Z", path)
+	}
+	stamp := filepath.Base(path)
+	base, _, _ := strings.Cut(stamp, "-")
+	if _, err := time.Parse(StampFormat, base); err != nil {
+		return nil, fmt.Errorf("-resume %s: %q is not a run directory's name (a UTC stamp such as 20260704T101530Z); pass the directory a run printed as \"results in …\"", path, stamp)
+	}
+	return &Dir{root: filepath.Dir(path), path: path, stamp: stamp}, nil
 }
