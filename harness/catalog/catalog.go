@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -119,6 +120,9 @@ func Load(path string) (*Catalog, error) {
 // Parse validates catalog JSON; name is used in messages and to resolve
 // relative paths.
 func Parse(name string, data []byte) (*Catalog, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf(`%s: the file is empty; a catalog is a JSON object mapping model keys to entries, e.g. {"smoke": {"backend": "onnx", "builtin": "smoke", "enabled": true}}`, name)
+	}
 	raw, err := jsonpos.Members(name, data)
 	if errors.Is(err, jsonpos.ErrNotObject) {
 		return nil, fmt.Errorf("%s: the catalog must be a JSON object mapping model keys to entries, e.g. {\"smoke\": {...}}", name)
@@ -171,6 +175,9 @@ func decodeEntry(name string, m jsonpos.Member) (Entry, error) {
 			return Entry{}, fmt.Errorf("%s: field %q must be %s, not a JSON %s", where, te.Field, typeName(te.Type.String()), te.Value)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			f := strings.TrimPrefix(err.Error(), "json: unknown field ")
+			if inSampling(m.Value, f) {
+				return Entry{}, fmt.Errorf("%s: unknown field %s in \"sampling\"; its fields are %s", where, f, strings.Join(samplingFields(), ", "))
+			}
 			return Entry{}, fmt.Errorf("%s: unknown field %s; known fields are %s", where, f, strings.Join(knownFields(), ", "))
 		}
 		return Entry{}, fmt.Errorf("%s: %v", where, err)
@@ -225,6 +232,41 @@ func typeName(goType string) string {
 		return "a number"
 	}
 	return goType
+}
+
+// inSampling reports whether the unknown field quoted (as the decoder
+// quotes it) is inside the entry's "sampling" object rather than the
+// entry itself: the decoder's error does not say which.
+func inSampling(entry json.RawMessage, quoted string) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(entry, &top) != nil {
+		return false
+	}
+	var f string
+	if json.Unmarshal([]byte(quoted), &f) != nil {
+		return false
+	}
+	if _, ok := top[f]; ok {
+		return false
+	}
+	var s map[string]json.RawMessage
+	if json.Unmarshal(top["sampling"], &s) != nil {
+		return false
+	}
+	_, ok := s[f]
+	return ok
+}
+
+func samplingFields() []string {
+	t := reflect.TypeOf(Sampling{})
+	out := make([]string, 0, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		if n := jsonName(t.Field(i)); n != "" {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func knownFields() []string {

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -92,8 +93,11 @@ func LoadFile(path string) (Task, error) {
 // Parse validates a task file's contents; name is the file's path, used in
 // messages and for the default id.
 func Parse(name string, data []byte) (Task, error) {
-	fields, err := members(name, data)
+	fields, lines, err := members(name, data)
 	if err != nil {
+		return Task{}, err
+	}
+	if err := misspelt(name, lines); err != nil {
 		return Task{}, err
 	}
 	t := Task{File: name, Refusal: RefusalNeutral}
@@ -154,6 +158,9 @@ func Parse(name string, data []byte) (Task, error) {
 		if t.Rubric, err = parseRubric(raw); err != nil {
 			return Task{}, fmt.Errorf("%s: %w", name, err)
 		}
+	}
+	if err := checkToolNames("checker", t.Checker, t.Tools); err != nil {
+		return Task{}, fmt.Errorf("%s: %w", name, err)
 	}
 	for k, v := range fields {
 		if !taskFields[k] {
@@ -235,7 +242,7 @@ func parseRubric(raw json.RawMessage) (*Rubric, error) {
 	}
 	for i, c := range r.Criteria {
 		if strings.TrimSpace(c) == "" {
-			return nil, fmt.Errorf("rubric.criteria[%d]: is empty", i)
+			return nil, fmt.Errorf("rubric.criteria[%d]: is empty; write what the judge should score, or remove the entry", i)
 		}
 	}
 	return r, nil
@@ -389,22 +396,126 @@ func sortedKeys(m map[string]bool) []string {
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
-// members decodes a task file's top-level object, rejecting duplicate keys
-// (which encoding/json would silently merge).
-func members(name string, data []byte) (map[string]json.RawMessage, error) {
+// members decodes a task file's top-level object with each key's line,
+// rejecting duplicate keys (which encoding/json would silently merge).
+func members(name string, data []byte) (map[string]json.RawMessage, map[string]int, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil, fmt.Errorf(`%s: the file is empty; a task is a JSON object such as {"prompt": "...", "checker": {...}}`, name)
+	}
 	ms, err := jsonpos.Members(name, data)
 	if errors.Is(err, jsonpos.ErrNotObject) {
-		return nil, fmt.Errorf(`%s: a task must be a JSON object such as {"prompt": "...", "checker": {...}}`, name)
+		return nil, nil, fmt.Errorf(`%s: a task must be a JSON object such as {"prompt": "...", "checker": {...}}`, name)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make(map[string]json.RawMessage, len(ms))
+	lines := make(map[string]int, len(ms))
 	for _, m := range ms {
 		if _, dup := out[m.Key]; dup {
-			return nil, fmt.Errorf("%s:%d: duplicate field %q; JSON would keep only the last one", name, m.Line, m.Key)
+			return nil, nil, fmt.Errorf("%s:%d: duplicate field %q; JSON would keep only the last one", name, m.Line, m.Key)
 		}
 		out[m.Key] = m.Value
+		lines[m.Key] = m.Line
 	}
-	return out, nil
+	return out, lines, nil
+}
+
+// misspelt rejects an unknown field (lines maps each field to its line)
+// that is a near miss of a task field. Unknown fields are extensions, so a
+// typo such as "checkr" would otherwise leave the task silently unscored.
+func misspelt(name string, lines map[string]int) error {
+	known := make([]string, 0, len(taskFields))
+	for f := range taskFields {
+		known = append(known, f)
+	}
+	sort.Strings(known)
+	keys := make([]string, 0, len(lines))
+	for k := range lines {
+		if !taskFields[k] && !strings.HasPrefix(k, "_") { // "_comment" documents the file
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	sort.SliceStable(keys, func(i, j int) bool { return lines[keys[i]] < lines[keys[j]] })
+	for _, k := range keys {
+		for _, f := range known {
+			if d := editDistance(strings.ToLower(k), f); d <= 1 || d == 2 && len(f) >= 6 {
+				return fmt.Errorf("%s:%d: field %q looks like a misspelling of %q; rename it (fields the harness does not read are kept for extensions, so this one would be silently ignored)", name, lines[k], k, f)
+			}
+		}
+	}
+	return nil
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// checkToolNames rejects a tool_called or tool_not_called node, anywhere
+// in the checker tree at path, that names a tool the task does not offer:
+// tool_called could never pass and tool_not_called never fail, so a typo
+// in either would go unnoticed.
+func checkToolNames(path string, raw json.RawMessage, tools []lm.Tool) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	var tree any
+	if err := json.Unmarshal(raw, &tree); err != nil {
+		return nil // the checker compiled, so this cannot happen
+	}
+	offered := make([]string, len(tools))
+	for i, tl := range tools {
+		offered[i] = tl.Name
+	}
+	var walk func(path string, v any) error
+	walk = func(path string, v any) error {
+		switch v := v.(type) {
+		case []any:
+			for i, e := range v {
+				if err := walk(fmt.Sprintf("%s[%d]", path, i), e); err != nil {
+					return err
+				}
+			}
+		case map[string]any:
+			if typ, _ := v["type"].(string); typ == "tool_called" || typ == "tool_not_called" {
+				name, _ := v["tool"].(string)
+				switch {
+				case len(offered) == 0:
+					return fmt.Errorf(`%s.tool: %q is not offered: the task has no "tools"; add the tool definition or remove the %s check`, path, name, typ)
+				case !slices.Contains(offered, name):
+					return fmt.Errorf(`%s.tool: %q is not one of the task's tools (%s); fix the name or add the tool to "tools"`, path, name, strings.Join(offered, ", "))
+				}
+			}
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if err := walk(path+"."+k, v[k]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk(path, tree)
 }

@@ -15,6 +15,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/feather-eval/feather/harness/jsonpos"
 )
 
 // Letters are the four choice labels, in choice order.
@@ -73,6 +75,9 @@ func Parse(name string, data []byte) (*Dataset, error) {
 	sum := sha256.Sum256(data)
 	ds.Info = DataInfo{File: name, SHA256: hex.EncodeToString(sum[:])}
 
+	if bytes.HasPrefix(data, utf8BOM) {
+		return nil, fmt.Errorf("%s:1: the file starts with a UTF-8 byte order mark; save it as UTF-8 without one (JSONL readers such as Python's json reject it too)", name)
+	}
 	var errs []error
 	fail := func(line int, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, args...)))
@@ -91,6 +96,10 @@ func Parse(name string, data []byte) (*Dataset, error) {
 		var obj map[string]json.RawMessage
 		if err := strictObject(text, &obj); err != nil {
 			fail(line, "%v", err)
+			continue
+		}
+		if key := duplicateKey(text); key != "" {
+			fail(line, "duplicate field %q; JSON would keep only the last one, so remove one", key)
 			continue
 		}
 		if raw, ok := obj["_meta"]; ok {
@@ -137,6 +146,25 @@ func Parse(name string, data []byte) (*Dataset, error) {
 }
 
 const exampleItem = `{"id": "geo01", "category": "geography", "question": "...", "choices": ["...", "...", "...", "..."], "answer": "A"}`
+
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// duplicateKey returns the first key repeated in a line's object, which
+// decoding would silently collapse to its last value ("" when none).
+func duplicateKey(text []byte) string {
+	ms, err := jsonpos.Members("", text)
+	if err != nil {
+		return ""
+	}
+	seen := map[string]bool{}
+	for _, m := range ms {
+		if seen[m.Key] {
+			return m.Key
+		}
+		seen[m.Key] = true
+	}
+	return ""
+}
 
 // strictObject decodes one line that must be a single JSON object.
 func strictObject(text []byte, obj *map[string]json.RawMessage) error {

@@ -135,7 +135,7 @@ func OpenIn(t testing.TB, dir, suite, key string, update, strict bool) *Gate {
 	}
 	g := &Gate{path: path, suite: suite, model: model, section: section, label: suite + " " + key,
 		update: update, strict: strict, now: map[string]bool{}}
-	f, err := readFile(path)
+	f, err := Load(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if !update {
@@ -153,32 +153,146 @@ func OpenIn(t testing.TB, dir, suite, key string, update, strict bool) *Gate {
 	return g
 }
 
-// readFile reads and checks a baseline file.
-func readFile(path string) (*File, error) {
+// Load reads and checks a baseline file, as Open does. Errors name the
+// file and the line or field, and say how to fix it.
+func Load(path string) (*File, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var f File
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%w; not a baseline file: fix it, or delete it and record a new one with -update", jsonpos.SyntaxError(path, b, err))
+	return parse(path, b)
+}
+
+// redo is the way out of a damaged baseline.
+const redo = "fix it, or delete it and record a new one with -update"
+
+// parse checks a baseline by hand rather than with encoding/json, whose
+// errors name Go types and byte offsets and which keeps the last of two
+// repeated keys.
+func parse(path string, b []byte) (*File, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fmt.Errorf("%s: the file is empty; delete it and record a baseline with -update", path)
 	}
-	for name, s := range f.Sections {
-		if s == nil {
-			return nil, fmt.Errorf("%s: sections.%s is null; delete the section or record it with -update", path, name)
+	top, err := jsonpos.Members(path, b)
+	switch {
+	case errors.Is(err, jsonpos.ErrNotObject):
+		return nil, fmt.Errorf(`%s: a baseline is a JSON object {"suite", "model", "note", "sections"}, not %s; %s`, path, jsonpos.Kind(b), redo)
+	case err != nil:
+		return nil, fmt.Errorf("%w; not a baseline file: %s", err, redo)
+	}
+	f := &File{}
+	seen := map[string]int{}
+	var sections *jsonpos.Member
+	for i, m := range top {
+		if first, dup := seen[m.Key]; dup {
+			return nil, fmt.Errorf("%s:%d: duplicate field %q (first on line %d); JSON would keep only the last one, so remove one", path, m.Line, m.Key, first)
 		}
-		for id, o := range s.Items {
-			if o != Pass && o != Fail {
-				return nil, fmt.Errorf("%s: sections.%s.items.%s is %q; want %q or %q", path, name, id, o, Pass, Fail)
+		seen[m.Key] = m.Line
+		var dst *string
+		switch m.Key {
+		case "suite":
+			dst = &f.Suite
+		case "model":
+			dst = &f.Model
+		case "note":
+			dst = &f.Note
+		case "sections":
+			sections = &top[i]
+			continue
+		default:
+			return nil, fmt.Errorf("%s:%d: unknown field %q; a baseline has suite, model, note and sections: %s", path, m.Line, m.Key, redo)
+		}
+		if err := json.Unmarshal(m.Value, dst); err != nil || jsonpos.Kind(m.Value) == "null" {
+			return nil, fmt.Errorf("%s:%d: %q must be a string, not %s; %s", path, m.Line, m.Key, jsonpos.Kind(m.Value), redo)
+		}
+	}
+	if sections == nil {
+		return nil, fmt.Errorf(`%s: "sections" is missing, so nothing would be gated; %s`, path, redo)
+	}
+	secs, err := jsonpos.Members(path, sections.Value)
+	if err != nil {
+		return nil, fmt.Errorf(`%s:%d: "sections" must be an object mapping section names to {"score", "se", "threshold", "items"}, not %s; %s`, path, sections.Line, jsonpos.Kind(sections.Value), redo)
+	}
+	f.Sections = map[string]*Section{}
+	for _, m := range secs {
+		if _, dup := f.Sections[m.Key]; dup {
+			return nil, fmt.Errorf("%s: sections.%s appears twice; JSON would keep only the last one, so remove one", path, m.Key)
+		}
+		s, err := parseSection(path, "sections."+m.Key, m.Value)
+		if err != nil {
+			return nil, err
+		}
+		f.Sections[m.Key] = s
+	}
+	return f, nil
+}
+
+// parseSection checks one section, found at where (sections.<name>).
+func parseSection(path, where string, raw json.RawMessage) (*Section, error) {
+	if jsonpos.Kind(raw) == "null" {
+		return nil, fmt.Errorf("%s: %s is null; delete the section or record it with -update", path, where)
+	}
+	fields, err := jsonpos.Members(path, raw)
+	if err != nil {
+		return nil, fmt.Errorf(`%s: %s must be an object {"score", "se", "threshold", "items"}, not %s; %s`, path, where, jsonpos.Kind(raw), redo)
+	}
+	s := &Section{}
+	seen := map[string]bool{}
+	for _, m := range fields {
+		if seen[m.Key] {
+			return nil, fmt.Errorf("%s: %s.%s appears twice; JSON would keep only the last one, so remove one", path, where, m.Key)
+		}
+		seen[m.Key] = true
+		var dst *float64
+		switch m.Key {
+		case "score":
+			dst = &s.Score
+		case "se":
+			dst = &s.SE
+		case "threshold":
+			dst = &s.Threshold
+		case "items":
+			if s.Items, err = parseItems(path, where+".items", m.Value); err != nil {
+				return nil, err
 			}
+			continue
+		default:
+			return nil, fmt.Errorf("%s: %s: unknown field %q; a section has score, se, threshold and items: %s", path, where, m.Key, redo)
 		}
-		if math.IsNaN(s.Threshold) || s.Threshold < 0 {
-			return nil, fmt.Errorf("%s: sections.%s.threshold is %v; want a number ≥ 0", path, name, s.Threshold)
+		if err := json.Unmarshal(m.Value, dst); err != nil || jsonpos.Kind(m.Value) == "null" {
+			return nil, fmt.Errorf("%s: %s.%s must be a number, not %s; %s", path, where, m.Key, jsonpos.Kind(m.Value), redo)
 		}
 	}
-	return &f, nil
+	if s.Threshold < 0 {
+		return nil, fmt.Errorf("%s: %s.threshold is %v; want a number ≥ 0", path, where, s.Threshold)
+	}
+	if s.SE < 0 {
+		return nil, fmt.Errorf("%s: %s.se is %v; want a number ≥ 0 (a standard error)", path, where, s.SE)
+	}
+	return s, nil
+}
+
+// parseItems checks a section's item outcomes, found at where.
+func parseItems(path, where string, raw json.RawMessage) (map[string]string, error) {
+	items, err := jsonpos.Members(path, raw)
+	if err != nil {
+		return nil, fmt.Errorf(`%s: %s must be an object mapping item ids to %q or %q, not %s; %s`, path, where, Pass, Fail, jsonpos.Kind(raw), redo)
+	}
+	out := make(map[string]string, len(items))
+	for _, m := range items {
+		if _, dup := out[m.Key]; dup {
+			return nil, fmt.Errorf("%s: %s.%s appears twice; JSON would keep only the last one, so remove one", path, where, m.Key)
+		}
+		var o string
+		if err := json.Unmarshal(m.Value, &o); err != nil {
+			return nil, fmt.Errorf("%s: %s.%s is %s; want %q or %q", path, where, m.Key, bytes.TrimSpace(m.Value), Pass, Fail)
+		}
+		if o != Pass && o != Fail {
+			return nil, fmt.Errorf("%s: %s.%s is %q; want %q or %q", path, where, m.Key, o, Pass, Fail)
+		}
+		out[m.Key] = o
+	}
+	return out, nil
 }
 
 // Item records one item's outcome. Called from the item's subtest, it
@@ -314,7 +428,7 @@ func list(ids []string) string {
 func (g *Gate) record(score, se float64, now map[string]bool) (*Section, []string, error) {
 	fileMu.Lock()
 	defer fileMu.Unlock()
-	f, err := readFile(g.path)
+	f, err := Load(g.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		f = &File{}

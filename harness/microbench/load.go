@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"path"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -90,7 +91,9 @@ func taskItems(s taskSpec, hand []Item, r *rand.PCG) ([]Item, error) {
 	}
 	items, err := s.gen(&gen{src: r}, n)
 	if err != nil {
-		return hand, fmt.Errorf("task %s generator: %w", s.ID, err)
+		// Some generators top up hand-written items from a fixed table, so
+		// a shrunken <task>.jsonl shows up here.
+		return hand, fmt.Errorf("task %s generator: %w; %s.jsonl supplies %d of the task's %d items and the generator cannot make the other %d: add items to %s.jsonl", s.ID, err, s.ID, len(hand), s.Size, n, s.ID)
 	}
 	if len(items) != n {
 		return hand, fmt.Errorf("task %s generator made %d items, %d wanted", s.ID, len(items), n)
@@ -162,7 +165,16 @@ func parseJSONL(dir fs.FS, name string) ([]Item, error) {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&h); err != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: %s; each line is one JSON object with id, level, context, choices, gold and optionally group", name, line, strings.TrimPrefix(err.Error(), "json: ")))
+			msg := strings.TrimPrefix(err.Error(), "json: ")
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				got := jsonValue(te.Value)
+				if te.Field == "choices" && te.Type.Kind() != reflect.Slice {
+					got = "a list holding " + got // the list is right, an entry is not
+				}
+				msg = fmt.Sprintf("field %q must be %s, not %s", te.Field, handFieldKinds[te.Field], got)
+			}
+			errs = append(errs, fmt.Errorf("%s:%d: %s; each line is one JSON object with id, level, context, choices, gold and optionally group", name, line, msg))
 			continue
 		}
 		if dec.More() {
@@ -181,7 +193,33 @@ func parseJSONL(dir fs.FS, name string) ([]Item, error) {
 	if err := sc.Err(); err != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", name, err))
 	}
+	if len(items) == 0 && len(errs) == 0 {
+		errs = append(errs, fmt.Errorf("%s: the file has no items; write one JSON object per line (id, level, context, choices, gold), or delete the file", name))
+	}
 	return items, errors.Join(errs...)
+}
+
+// handFieldKinds says what each field of a hand-written item holds, for
+// type errors.
+var handFieldKinds = map[string]string{
+	"id": "a string", "level": "a whole number", "group": "a string", "context": "a string",
+	"choices": "a list of strings", "gold": "a whole number (the index of the right choice)",
+}
+
+// jsonValue words the decoder's name for a JSON value ("string",
+// "number 1.5", "array") for a message.
+func jsonValue(v string) string {
+	switch {
+	case v == "array":
+		return "a list"
+	case v == "object":
+		return "an object"
+	case v == "bool":
+		return "true or false"
+	case strings.HasPrefix(v, "number "):
+		return "the number " + strings.TrimPrefix(v, "number ")
+	}
+	return "a " + v
 }
 
 // readDocuments reads the bits-per-byte documents bpb/<name>.txt. Each file
@@ -217,22 +255,34 @@ func readDocuments(dir fs.FS, s taskSpec) ([]Item, error) {
 }
 
 func parseDocument(name, data string) (Item, error) {
+	if i := strings.Index(data, "\r\n"); i >= 0 {
+		line := strings.Count(data[:i], "\n") + 1
+		return Item{}, fmt.Errorf("%s:%d: the file has Windows (CRLF) line endings; save it with LF line endings (the text is scored byte by byte)", name, line)
+	}
 	head, text, ok := strings.Cut(data, "\n\n")
 	if !ok {
 		return Item{}, fmt.Errorf("%s: no blank line after the header; start the file with \"level: N\", a blank line, then the text", name)
+	}
+	if strings.TrimSpace(head) == "" {
+		return Item{}, fmt.Errorf("%s:1: the header is empty; start the file with \"level: N\", a blank line, then the text", name)
 	}
 	it := Item{
 		ID:     "bpb-" + strings.TrimSuffix(path.Base(name), ".txt"),
 		Text:   strings.TrimRight(text, " \t\r\n"),
 		Source: name,
 	}
+	hasLevel := false
 	for i, l := range strings.Split(head, "\n") {
 		k, v, ok := strings.Cut(l, ":")
 		if !ok {
-			return Item{}, fmt.Errorf("%s:%d: header line %q is not \"key: value\"", name, i+1, l)
+			return Item{}, fmt.Errorf("%s:%d: header line %q is not \"key: value\"; write \"level: N\", a blank line, then the text", name, i+1, l)
 		}
 		switch strings.TrimSpace(k) {
 		case "level":
+			if hasLevel {
+				return Item{}, fmt.Errorf("%s:%d: header \"level\" appears twice; keep one", name, i+1)
+			}
+			hasLevel = true
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil {
 				return Item{}, fmt.Errorf("%s:%d: level %q is not a whole number", name, i+1, strings.TrimSpace(v))
@@ -241,9 +291,6 @@ func parseDocument(name, data string) (Item, error) {
 		default:
 			return Item{}, fmt.Errorf("%s:%d: unknown header %q; the only header is level", name, i+1, strings.TrimSpace(k))
 		}
-	}
-	if it.Level == 0 {
-		return Item{}, fmt.Errorf("%s: header \"level\" is missing", name)
 	}
 	return it, nil
 }

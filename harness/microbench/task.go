@@ -163,13 +163,14 @@ func (t *Task) Validate() error {
 				continue
 			}
 			if len(u.Members) < 2 {
-				errs = append(errs, fmt.Errorf("task %s: contrast group %q has one member (%s); a pair needs both items", t.ID, u.Group, t.Items[u.Members[0]].ID))
+				it := t.Items[u.Members[0]]
+				errs = append(errs, fmt.Errorf("task %s: contrast group %q has one member (%s) at %s; a pair needs both items: add its partner with the same group, or fix the group name", t.ID, u.Group, it.ID, it.Source))
 				continue
 			}
 			l := t.Items[u.Members[0]].Level
 			for _, m := range u.Members[1:] {
 				if t.Items[m].Level != l {
-					errs = append(errs, fmt.Errorf("task %s: contrast group %q mixes levels %d and %d; members of a pair share a level", t.ID, u.Group, l, t.Items[m].Level))
+					errs = append(errs, fmt.Errorf("task %s: contrast group %q mixes levels %d and %d (%s at %s); members of a pair share a level", t.ID, u.Group, l, t.Items[m].Level, t.Items[m].ID, t.Items[m].Source))
 					break
 				}
 			}
@@ -193,7 +194,7 @@ func (t *Task) validateItem(it Item) error {
 	}
 	if t.IsBPB() {
 		if strings.TrimSpace(it.Text) == "" {
-			return errors.New("the document text is empty")
+			return errors.New("the document text is empty; write it after the blank line that ends the header")
 		}
 		if it.Context != "" || len(it.Choices) > 0 {
 			return errors.New("a bits-per-byte document has text only, no context or choices")
