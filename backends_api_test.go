@@ -42,7 +42,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		m.Concurrency, m.Timeout = *optAPIConcurrency, *optAPITimeout
+		m.Concurrency, m.Timeout, m.MaxAttempts = *optAPIConcurrency, *optAPITimeout, *optAPIAttempts
 		return m, nil
 	})
 }

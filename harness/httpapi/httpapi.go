@@ -23,8 +23,12 @@
 //
 // Header values may name variables as ${NAME}; api_key_env sends its
 // variable as "Authorization: Bearer …". Both are read at each call and
-// scrubbed from every error. The reply is not streamed, so time to first
-// token equals wall time; custom endpoints report no finish reason, so the
+// scrubbed from every error. Failed requests are retried as the openai
+// backend's are (package retry): 429 and 5xx answers, honouring
+// Retry-After, and failures before any answer (no answer in time, a
+// refused, reset or dropped connection); a 2xx answer whose body breaks off
+// is not, since the endpoint did the work. The reply is not streamed, so
+// time to first token equals wall time of the successful attempt; custom endpoints report no finish reason, so the
 // stop reason is recorded as eos. A template carries one prompt and nothing
 // else: a request that offers tools fails with lm.ErrUnsupported, and a
 // ResponseFormat is not sent.
@@ -45,18 +49,26 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/feather-eval/feather/harness/catalog"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/redact"
+	"github.com/feather-eval/feather/harness/retry"
 )
 
 // Model is one custom endpoint: an lm.Model and lm.Generator.
 type Model struct {
-	// Concurrency (default 4) and Timeout per request (default 10m) may be
-	// changed before the first Generate.
+	// Concurrency (default 4), Timeout per attempt (default 10m) and
+	// MaxAttempts per request (default 4) may be changed before the first
+	// Generate.
 	Concurrency int
 	Timeout     time.Duration
+	MaxAttempts int
+	// Retry shapes the waits between attempts (backoff, the longest
+	// Retry-After honoured) and holds the clock and sleep tests replace;
+	// Timeout and MaxAttempts, when set, win over its own.
+	Retry retry.Policy
 	// Getenv reads api_key_env and header variables (os.Getenv).
 	Getenv func(string) string
 
@@ -81,7 +93,7 @@ func New(e catalog.Entry) (*Model, error) {
 			return nil, fmt.Errorf(`"response_path" %q has an empty segment; write it like choices.0.message.content`, e.ResponsePath)
 		}
 	}
-	return &Model{Concurrency: 4, Timeout: 10 * time.Minute, Getenv: os.Getenv, entry: e, client: &http.Client{}}, nil
+	return &Model{Concurrency: 4, Timeout: 10 * time.Minute, MaxAttempts: 4, Getenv: os.Getenv, entry: e, client: &http.Client{}}, nil
 }
 
 // Info describes the endpoint. It applies its own template, if any, so
@@ -96,8 +108,9 @@ func (m *Model) Close() error {
 	return nil
 }
 
-// Generate sends each request once, up to Concurrency at a time; results
-// come back in order, failures as results with Err set.
+// Generate sends each request, retrying as package retry says, up to
+// Concurrency at a time; results come back in order, failures as results
+// with Err set.
 func (m *Model) Generate(ctx context.Context, reqs []lm.GenerateRequest) ([]lm.GenerateResult, error) {
 	out := make([]lm.GenerateResult, len(reqs))
 	limit := max(m.Concurrency, 1)
@@ -137,37 +150,41 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 	if err != nil {
 		return fail(err)
 	}
-	timeout := m.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Minute
-	}
-	actx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	hr, err := http.NewRequestWithContext(actx, http.MethodPost, m.entry.URL, bytes.NewReader(body))
-	if err != nil {
-		return fail(err)
-	}
-	hr.Header = header
-	start := time.Now()
-	resp, err := m.client.Do(hr)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // the URL is already in the message
+	var data []byte
+	res.Retries, err = retry.Do(ctx, m.policy(), func(actx context.Context, a *retry.Attempt) error {
+		hr, err := http.NewRequestWithContext(actx, http.MethodPost, m.entry.URL, bytes.NewReader(body))
+		if err != nil {
+			return err
 		}
+		hr.Header = header.Clone()
+		start := time.Now()
+		resp, err := m.client.Do(hr)
+		if err != nil {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err // the URL is already in the message
+			}
+			return err
+		}
+		a.Status, a.RetryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
+		// A 2xx answer means the endpoint did the work: no retry after it.
+		a.Output = resp.StatusCode/100 == 2
+		data, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		res.Wall = time.Since(start)
+		res.TTFT = res.Wall
+		if err != nil {
+			return fmt.Errorf("reading the response: %w", err)
+		}
+		if resp.StatusCode/100 != 2 {
+			return fmt.Errorf("HTTP %d %s: %s", resp.StatusCode, http.StatusText(resp.StatusCode), snippet(secrets, data))
+		}
+		return nil
+	})
+	if err != nil {
 		return fail(err)
 	}
-	data, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	res.Wall = time.Since(start)
-	res.TTFT = res.Wall
-	if err != nil {
-		return fail(fmt.Errorf("reading the response: %v", err))
-	}
-	if resp.StatusCode/100 != 2 {
-		return fail(fmt.Errorf("HTTP %d %s: %s", resp.StatusCode, http.StatusText(resp.StatusCode), snippet(data)))
-	}
-	text, err := extract(data, m.entry.ResponsePath)
+	text, err := extract(data, m.entry.ResponsePath, secrets)
 	if err != nil {
 		return fail(err)
 	}
@@ -222,12 +239,31 @@ func (m *Model) headers() (http.Header, redact.Secrets, error) {
 	return h, secrets, nil
 }
 
-func snippet(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 300 {
-		s = s[:300] + "…"
+// policy is Retry with the model's own Timeout and MaxAttempts.
+func (m *Model) policy() retry.Policy {
+	p := m.Retry
+	if m.Timeout > 0 {
+		p.AttemptTimeout = m.Timeout
 	}
-	return s
+	if m.MaxAttempts > 0 {
+		p.MaxAttempts = m.MaxAttempts
+	}
+	return p
+}
+
+// snippet is the start of a body for an error message. Secrets are
+// scrubbed before the cut, which could otherwise leave part of a key that
+// no longer matches it; the cut falls between characters.
+func snippet(secrets redact.Secrets, b []byte) string {
+	s := strings.TrimSpace(secrets.String(string(b)))
+	if len(s) <= 300 {
+		return s
+	}
+	cut := 300
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // render fills the template; sent records the sampling values substituted.
@@ -353,12 +389,12 @@ func writeString(w *bytes.Buffer, s string) {
 
 // extract follows a dotted path (numeric segments index lists) to the
 // reply text.
-func extract(data []byte, path string) (string, error) {
+func extract(data []byte, path string, secrets redact.Secrets) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return "", fmt.Errorf("the response is not JSON (%v): %s", err, snippet(data))
+		return "", fmt.Errorf("the response is not JSON (%v): %s", err, snippet(secrets, data))
 	}
 	segs := strings.Split(path, ".")
 	for i, seg := range segs {
@@ -369,7 +405,7 @@ func extract(data []byte, path string) (string, error) {
 			at = fmt.Sprintf("%q", at)
 		}
 		missing := func(detail string) error {
-			return fmt.Errorf(`the response has no %q: %s; set "response_path" to where the reply text is. The response: %s`, path, detail, snippet(data))
+			return fmt.Errorf(`the response has no %q: %s; set "response_path" to where the reply text is. The response: %s`, path, detail, snippet(secrets, data))
 		}
 		switch c := v.(type) {
 		case map[string]any:

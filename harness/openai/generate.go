@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
@@ -60,8 +61,9 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 		res.PromptSent = req.Prompt
 	}
 	var acc *accumulator
-	retries, err := m.retry(ctx, attempt{extra: extra, header: header}, func(actx context.Context, a *attempt) error {
-		acc = &accumulator{start: time.Now()}
+	retries, err := m.retry(ctx, attempt{extra: extra, header: header, secrets: secrets}, func(actx context.Context, a *attempt) error {
+		acc = &accumulator{start: time.Now(), secrets: secrets}
+		defer func() { a.output = !acc.first.IsZero() }()
 		if m.chat() {
 			stream, err := m.client.CreateChatCompletionStream(actx, m.chatRequest(req))
 			if err != nil {
@@ -218,7 +220,7 @@ func (m *Model) httpError(err error, a *attempt) error {
 		}
 		return m.statusError(a.status, msg)
 	case errors.As(err, &reqErr):
-		return m.statusError(a.status, snippet(reqErr.Body))
+		return m.statusError(a.status, snippet(a.secrets, reqErr.Body))
 	}
 	return err
 }
@@ -242,12 +244,19 @@ func (m *Model) statusError(status int, msg string) error {
 	return errors.New(out)
 }
 
-func snippet(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 300 {
-		s = s[:300] + "…"
+// snippet is the start of a body for an error message. Secrets are
+// scrubbed before the cut, which could otherwise leave part of a key that
+// no longer matches it; the cut falls between characters.
+func snippet(secrets redact.Secrets, b []byte) string {
+	s := strings.TrimSpace(secrets.String(string(b)))
+	if len(s) <= 300 {
+		return s
 	}
-	return s
+	cut := 300
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // Wire shapes of streamed chunks, chat and completions alike, with the
@@ -328,6 +337,7 @@ type accumulator struct {
 	native  string
 	details *stopDetails
 	usage   *wireUsage
+	secrets redact.Secrets
 }
 
 // read consumes the SSE body up to [DONE].
@@ -350,7 +360,7 @@ func (acc *accumulator) read(body io.Reader) error {
 		}
 		var c wireChunk
 		if err := json.Unmarshal(data, &c); err != nil {
-			return fmt.Errorf("unreadable stream chunk %s: %v", snippet(data), err)
+			return fmt.Errorf("unreadable stream chunk %s: %v", snippet(acc.secrets, data), err)
 		}
 		if c.Error != nil {
 			return c.Error.err()

@@ -28,7 +28,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
@@ -49,7 +48,8 @@ const (
 	OpenRouterKeyEnv     = "OPENROUTER_API_KEY"
 )
 
-// Options tune requests. Zero fields take the defaults noted.
+// Options tune requests. Zero fields take the defaults noted; the retry
+// fields are package retry's Policy, shared with the http backend.
 type Options struct {
 	// Concurrency is how many requests of a batch are in flight at once (4).
 	Concurrency int
@@ -80,32 +80,11 @@ func (o Options) withDefaults() Options {
 	if o.Concurrency <= 0 {
 		o.Concurrency = 4
 	}
-	if o.MaxAttempts <= 0 {
-		o.MaxAttempts = 4
-	}
-	if o.AttemptTimeout <= 0 {
-		o.AttemptTimeout = 10 * time.Minute
-	}
-	if o.BackoffBase <= 0 {
-		o.BackoffBase = time.Second
-	}
-	if o.BackoffMax <= 0 {
-		o.BackoffMax = time.Minute
-	}
-	if o.MaxRetryAfter <= 0 {
-		o.MaxRetryAfter = 5 * time.Minute
-	}
+	p := o.policy().WithDefaults()
+	o.MaxAttempts, o.AttemptTimeout, o.BackoffBase, o.BackoffMax, o.MaxRetryAfter = p.MaxAttempts, p.AttemptTimeout, p.BackoffBase, p.BackoffMax, p.MaxRetryAfter
+	o.Sleep, o.Rand, o.Now = p.Sleep, p.Rand, p.Now
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
-	}
-	if o.Sleep == nil {
-		o.Sleep = sleep
-	}
-	if o.Rand == nil {
-		o.Rand = rand.Float64
-	}
-	if o.Now == nil {
-		o.Now = time.Now
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/feather-eval/feather/harness/lm"
+	"github.com/feather-eval/feather/harness/redact"
 )
 
 // ScoringModel is an "openai" model that also scores (lm.Scorer), through
@@ -241,7 +242,7 @@ func (m *Model) echo(ctx context.Context, prompt string) (*echoed, error) {
 	}
 	url := m.baseURL + "/completions"
 	var raw []byte
-	_, err = m.retry(ctx, attempt{header: header}, func(actx context.Context, a *attempt) error {
+	_, err = m.retry(ctx, attempt{header: header, secrets: secrets}, func(actx context.Context, a *attempt) error {
 		req, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(body))
 		if err != nil {
 			return err
@@ -257,7 +258,7 @@ func (m *Model) echo(ctx context.Context, prompt string) (*echoed, error) {
 			return err
 		}
 		if resp.StatusCode/100 != 2 {
-			return m.statusError(resp.StatusCode, errorMessage(data))
+			return m.statusError(resp.StatusCode, errorMessage(a.secrets, data))
 		}
 		raw = data
 		return nil
@@ -265,14 +266,14 @@ func (m *Model) echo(ctx context.Context, prompt string) (*echoed, error) {
 	if err != nil {
 		return nil, secrets.Err(err)
 	}
-	e, err := m.parseEcho(prompt, raw)
+	e, err := m.parseEcho(prompt, raw, secrets)
 	return e, secrets.Err(err)
 }
 
 // parseEcho reads log-probs as float64 with nulls kept: go-openai's types
 // hold them as float32 (losing precision a long sum accumulates) and read
 // null as 0, which would hide exactly the dropped log-probs checked here.
-func (m *Model) parseEcho(prompt string, raw []byte) (*echoed, error) {
+func (m *Model) parseEcho(prompt string, raw []byte, secrets redact.Secrets) (*echoed, error) {
 	var r struct {
 		Choices []struct {
 			Logprobs *struct {
@@ -287,10 +288,10 @@ func (m *Model) parseEcho(prompt string, raw []byte) (*echoed, error) {
 		} `json:"usage"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("%s/completions answered with something other than a completion: %v: %s", m.baseURL, err, snippet(raw))
+		return nil, fmt.Errorf("%s/completions answered with something other than a completion: %v: %s", m.baseURL, err, snippet(secrets, raw))
 	}
 	if len(r.Choices) == 0 {
-		return nil, fmt.Errorf("%s/completions returned no choices: %s", m.baseURL, snippet(raw))
+		return nil, fmt.Errorf("%s/completions returned no choices: %s", m.baseURL, snippet(secrets, raw))
 	}
 	e := &echoed{prompt: prompt}
 	if lp := r.Choices[0].Logprobs; lp != nil {
@@ -339,7 +340,7 @@ func (m *Model) parseEcho(prompt string, raw []byte) (*echoed, error) {
 
 // errorMessage reads an error body: OpenAI's {"error": {"message"}}, vLLM's
 // {"message"} or the text itself.
-func errorMessage(body []byte) string {
+func errorMessage(secrets redact.Secrets, body []byte) string {
 	var r struct {
 		Error *struct {
 			Message string `json:"message"`
@@ -354,7 +355,7 @@ func errorMessage(body []byte) string {
 			return r.Message
 		}
 	}
-	return snippet(body)
+	return snippet(secrets, body)
 }
 
 func dropRunes(s string, n int) string {

@@ -5,11 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/feather-eval/feather/harness/redact"
 )
 
 // attempt carries one HTTP attempt's wire additions into the doer and its
@@ -19,12 +20,14 @@ type attempt struct {
 	// extra fields merged into the JSON body (what go-openai cannot express:
 	// OpenRouter's routing, reasoning and usage objects, top_k, and sampling
 	// values go-openai would drop as zero).
-	extra  map[string]any
-	header http.Header // Authorization and the entry's headers
+	extra   map[string]any
+	header  http.Header    // Authorization and the entry's headers
+	secrets redact.Secrets // scrubbed from a failed answer's body before it is cut to a snippet
 
 	status     int    // 0 when no response arrived
 	retryAfter string // the Retry-After header of a failed answer
 	body       io.ReadCloser
+	output     bool // a token arrived: the answer may be billed, so no retry
 }
 
 type attemptKey struct{}
@@ -87,8 +90,18 @@ func mergeJSON(body []byte, extra map[string]any) ([]byte, error) {
 	return json.Marshal(obj)
 }
 
-// errTruncated marks a stream that ended before its [DONE] sentinel.
-var errTruncated = errors.New("the stream ended before it finished (no [DONE]): the connection dropped or the server cut the response off")
+// errTruncated marks a stream that ended before its [DONE] sentinel. It
+// unwraps to io.ErrUnexpectedEOF so the retry policy sees a dropped
+// connection (retried only while no token has arrived).
+var errTruncated error = truncatedError{}
+
+type truncatedError struct{}
+
+func (truncatedError) Error() string {
+	return "the stream ended before it finished (no [DONE]): the connection dropped or the server cut the response off"
+}
+
+func (truncatedError) Unwrap() error { return io.ErrUnexpectedEOF }
 
 // sseReader reads the data of server-sent events.
 //
@@ -116,10 +129,11 @@ func (s *sseReader) next() ([]byte, error) {
 	for {
 		line, err := s.r.ReadString('\n')
 		if err != nil && (err != io.EOF || line == "") {
-			if err == io.EOF {
+			switch err {
+			case io.EOF, io.ErrUnexpectedEOF: // a clean end, or a chunked body cut off
 				return nil, errTruncated
 			}
-			return nil, err
+			return nil, fmt.Errorf("reading the stream: %w", err)
 		}
 		line = strings.TrimRight(line, "\r\n")
 		switch {

@@ -4,7 +4,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -39,39 +38,6 @@ func TestSSEReader(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
-}
-
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2026, 7, 4, 10, 0, 0, 0, time.UTC)
-	tests := []struct {
-		in     string
-		want   time.Duration
-		wantOK bool
-	}{
-		{"", 0, false},
-		{"7", 7 * time.Second, true},
-		{"1.5", 1500 * time.Millisecond, true},
-		{"Sat, 04 Jul 2026 10:00:30 GMT", 30 * time.Second, true},
-		{"Sat, 04 Jul 2026 09:59:00 GMT", 0, true}, // in the past: retry now
-		{"soon", 0, false},
-		{"-3", 0, false},
-	}
-	for _, tt := range tests {
-		got, ok := parseRetryAfter(tt.in, now)
-		assert.Equal(t, tt.wantOK, ok, tt.in)
-		assert.Equal(t, tt.want, got, tt.in)
-	}
-}
-
-func TestBackoff(t *testing.T) {
-	one := func() float64 { return 1 }
-	zero := func() float64 { return 0 }
-	base, max := time.Second, 10*time.Second
-	assert.Equal(t, time.Second, backoff(1, base, max, one))
-	assert.Equal(t, 500*time.Millisecond, backoff(1, base, max, zero))
-	assert.Equal(t, 4*time.Second, backoff(3, base, max, one))
-	assert.Equal(t, 10*time.Second, backoff(5, base, max, one), "capped")
-	assert.Equal(t, 5*time.Second, backoff(50, base, max, zero), "capped, no overflow")
 }
 
 func TestMergeJSON(t *testing.T) {

@@ -18,9 +18,12 @@ type Secrets []string
 // Mark replaces each secret.
 const Mark = "[REDACTED]"
 
-// String is s with every secret replaced by Mark.
+// String is s with every secret replaced by Mark. Longer secrets go
+// first, so one that contains another is not left half scrubbed.
 func (r Secrets) String(s string) string {
-	for _, sec := range r {
+	sorted := append(Secrets(nil), r...)
+	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
+	for _, sec := range sorted {
 		if sec != "" {
 			s = strings.ReplaceAll(s, sec, Mark)
 		}
@@ -49,7 +52,9 @@ func (e *scrubbed) Is(target error) bool { return errors.Is(e.cause, target) }
 
 // Headers sets every header of values on h, with ${NAME} replaced by
 // getenv(NAME); a variable that is unset or empty is an error naming the
-// header and the variable. A value that read a variable is a secret.
+// header and the variable. A value that read a variable is a secret, and
+// so is each variable's own value: a server that answers "invalid token
+// abc" for "Authorization: Bearer ${TOKEN}" echoes the variable alone.
 func Headers(h http.Header, values map[string]string, getenv func(string) string) (Secrets, error) {
 	names := make([]string, 0, len(values))
 	for name := range values {
@@ -59,20 +64,25 @@ func Headers(h http.Header, values map[string]string, getenv func(string) string
 	var secrets Secrets
 	for _, name := range names {
 		var missing []string
-		fromEnv := false
+		var vars Secrets
 		v := os.Expand(values[name], func(k string) string {
-			fromEnv = true
 			val := getenv(k)
 			if val == "" {
 				missing = append(missing, k)
 			}
+			vars = append(vars, val)
 			return val
 		})
 		if len(missing) > 0 {
 			return secrets, fmt.Errorf("header %q: variable %s is not set; export it", name, strings.Join(missing, ", "))
 		}
-		if fromEnv {
+		if len(vars) > 0 {
 			secrets = append(secrets, v)
+			for _, val := range vars {
+				if val != v {
+					secrets = append(secrets, val)
+				}
+			}
 		}
 		h.Set(name, v)
 	}

@@ -21,7 +21,12 @@ func TestHeaders(t *testing.T) {
 	secrets, err := redact.Headers(h, map[string]string{"X-Team": "${TEAM}-${REGION}", "X-Client": "feather"}, getenv)
 	require.NoError(t, err)
 	assert.Equal(t, http.Header{"X-Team": {"team-7-eu"}, "X-Client": {"feather"}}, h)
-	assert.Equal(t, redact.Secrets{"team-7-eu"}, secrets, "only values read from the environment are secret")
+	assert.Equal(t, redact.Secrets{"team-7-eu", "team-7", "eu"}, secrets, "only values read from the environment are secret, whole and each variable")
+
+	secrets, err = redact.Headers(http.Header{}, map[string]string{"Authorization": "Bearer ${TEAM}"}, getenv)
+	require.NoError(t, err)
+	assert.Equal(t, "invalid token [REDACTED] in [REDACTED]", secrets.String("invalid token team-7 in Bearer team-7"),
+		"a server that echoes the variable alone")
 
 	_, err = redact.Headers(http.Header{}, map[string]string{"B": "${TEAM}", "A": "${NOPE} ${ALSO_NOPE}"}, getenv)
 	assert.EqualError(t, err, `header "A": variable NOPE, ALSO_NOPE is not set; export it`)
@@ -30,6 +35,7 @@ func TestHeaders(t *testing.T) {
 func TestScrubbing(t *testing.T) {
 	secrets := redact.Secrets{"sk-123", ""}
 	assert.Equal(t, "key [REDACTED] twice [REDACTED]", secrets.String("key sk-123 twice sk-123"))
+	assert.Equal(t, "[REDACTED] and [REDACTED]", redact.Secrets{"sk-1", "sk-123"}.String("sk-123 and sk-1"), "a secret inside another is scrubbed after it")
 	assert.NoError(t, secrets.Err(nil))
 
 	err := secrets.Err(fmt.Errorf("POST with sk-123: %w", lm.Unsupported("no tools")))

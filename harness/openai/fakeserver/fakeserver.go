@@ -3,9 +3,12 @@
 // content deltas, tool-call deltas split across chunks, a final usage chunk
 // with OpenRouter's cost, finish_reason and native_finish_reason), legacy
 // completions with echo and log-probs — and it can fail the ways real
-// servers do: 429 with Retry-After, 5xx, an error object inside a 200
-// stream, a stream cut off before it finishes, a refusal, and a server that
-// silently drops prompt log-probs.
+// servers do: 429 with Retry-After, 5xx (with a JSON error or a proxy's raw
+// page), an error object inside a 200 stream, a stream cut off before it
+// finishes (cleanly, or by a dropped connection, even mid-event), a server
+// that accepts a request and never answers, a stream that stalls, a
+// connection closed or reset without an answer, a refusal, and a server
+// that silently drops prompt log-probs.
 //
 // A test scripts the server with a function from the decoded request to a
 // Reply, and inspects every raw request body and header afterwards:
@@ -34,6 +37,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -108,14 +112,35 @@ type Reply struct {
 
 	// Status other than 0 or 200 answers with that HTTP status and an error
 	// object carrying ErrorMessage; RetryAfter sets the Retry-After header.
+	// ErrorBody, when set, is sent as the body instead, as text/plain (a
+	// proxy's page rather than the API's JSON).
 	Status       int
 	RetryAfter   string
 	ErrorMessage string
+	ErrorBody    string
 	// StreamError ends a 200 stream, after the content, with an error chunk
 	// in OpenRouter's shape (an "error" object and finish_reason "error").
 	StreamError string
-	// Truncate ends the stream after the content: no finish, no usage, no [DONE].
+	// Truncate ends the stream after the content: no finish, no usage, no
+	// [DONE]. A non-streamed answer is cut halfway instead: its
+	// Content-Length promises the whole body and the connection drops.
 	Truncate bool
+	// Partial is raw text written after the content of a Truncate or Stall
+	// stream, such as half an event: `data: {"choices": [{"delta": {"cont`.
+	Partial string
+	// Stall streams the content (and Partial), then holds the connection
+	// open without another byte, as a stuck upstream does, until the client
+	// gives up or the server closes.
+	Stall bool
+	// Hang accepts the request and never answers, not even a status line,
+	// until the client gives up or the server closes.
+	Hang bool
+	// DropConnection closes the TCP connection instead of answering. With
+	// Truncate it closes it after the streamed content (and Partial), so
+	// the body breaks off mid-stream instead of ending cleanly.
+	DropConnection bool
+	// Reset is DropConnection with a TCP reset (RST) instead of a clean close.
+	Reset bool
 
 	// LogProb overrides the toy model for echo requests: the log-prob of tok
 	// after the tokens in prev (prev[0] is the BOS token).
@@ -195,6 +220,9 @@ type Server struct {
 	srv    *httptest.Server
 	script Script
 
+	// closing ends hung and stalled answers so the server can shut down.
+	closing chan struct{}
+
 	mu       sync.Mutex
 	requests []Request
 	bodies   map[[32]byte]int
@@ -207,10 +235,13 @@ func Start(t testing.TB, script Script) *Server {
 	if script == nil {
 		script = func(Request) Reply { return Reply{Text: "ok"} }
 	}
-	s := &Server{script: script, bodies: map[[32]byte]int{}, delay: time.Millisecond}
+	s := &Server{script: script, bodies: map[[32]byte]int{}, delay: time.Millisecond, closing: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL + "/v1"
-	t.Cleanup(s.srv.Close)
+	t.Cleanup(func() {
+		close(s.closing)
+		s.srv.Close()
+	})
 	return s
 }
 
@@ -258,11 +289,27 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	rep := s.script(r)
-	if rep.Status != 0 && rep.Status != http.StatusOK {
+	switch {
+	case rep.Hang:
+		s.hold(hr)
+		return
+	case (rep.DropConnection || rep.Reset) && !rep.Truncate:
+		drop(w, rep.Reset)
+		return
+	case rep.Status != 0 && rep.Status != http.StatusOK:
+		if rep.ErrorBody != "" {
+			if rep.RetryAfter != "" {
+				w.Header().Set("Retry-After", rep.RetryAfter)
+			}
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(rep.Status)
+			io.WriteString(w, rep.ErrorBody)
+			return
+		}
 		writeError(w, rep.Status, rep.RetryAfter, rep.ErrorMessage)
 		return
 	}
-	st := &stream{w: w, delay: delay, id: fmt.Sprintf("fake-%d", r.Seq), model: r.Model}
+	st := &stream{w: w, delay: delay, id: fmt.Sprintf("fake-%d", r.Seq), model: r.Model, hold: func() { s.hold(hr) }}
 	switch strings.TrimSuffix(hr.URL.Path, "/") {
 	case "/v1/chat/completions":
 		if r.Stream {
@@ -286,6 +333,28 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	default:
 		writeError(w, http.StatusNotFound, "", "no such endpoint: "+hr.URL.Path)
 	}
+}
+
+// hold blocks until the client goes away or the server closes.
+func (s *Server) hold(hr *http.Request) {
+	select {
+	case <-hr.Context().Done():
+	case <-s.closing:
+	}
+}
+
+// drop closes the connection under w, sending what was written so far;
+// reset makes the close a TCP reset.
+func drop(w http.ResponseWriter, reset bool) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler) // the server's own way to close a connection unanswered
+	}
+	buf.Flush()
+	if tc, ok := conn.(*net.TCPConn); ok && reset {
+		tc.SetLinger(0)
+	}
+	conn.Close()
 }
 
 func decodeConveniences(r *Request) {
@@ -399,6 +468,7 @@ type stream struct {
 	id    string
 	model string
 	sent  bool
+	hold  func() // blocks until the client or the server gives up
 }
 
 func (st *stream) start() {
@@ -419,6 +489,25 @@ func (st *stream) event(v any) {
 	if f, ok := st.w.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// cut ends a Truncate or Stall stream after its content and reports
+// whether it did.
+func (st *stream) cut(rep Reply) bool {
+	if !rep.Truncate && !rep.Stall {
+		return false
+	}
+	io.WriteString(st.w, rep.Partial)
+	if f, ok := st.w.(http.Flusher); ok {
+		f.Flush()
+	}
+	switch {
+	case rep.Stall:
+		st.hold()
+	case rep.DropConnection || rep.Reset:
+		drop(st.w, rep.Reset)
+	}
+	return true
 }
 
 func (st *stream) done() {
@@ -463,7 +552,7 @@ func (st *stream) chat(r Request, rep Reply) {
 			}}}), nil))
 		}
 	}
-	if rep.Truncate {
+	if st.cut(rep) {
 		return
 	}
 	if rep.StreamError != "" {
@@ -504,7 +593,7 @@ func (st *stream) completion(r Request, rep Reply) {
 	for _, p := range rep.pieces() {
 		st.event(st.chunk("text_completion", []any{map[string]any{"index": 0, "text": p, "finish_reason": nil, "logprobs": nil}}, nil))
 	}
-	if rep.Truncate {
+	if st.cut(rep) {
 		return
 	}
 	if rep.StreamError != "" {
@@ -524,11 +613,22 @@ func (st *stream) completion(r Request, rep Reply) {
 	st.done()
 }
 
-func writeJSON(w http.ResponseWriter, v any) {
+// writeJSON answers with v; a Truncate reply promises the whole body
+// (Content-Length) and drops the connection halfway through it.
+func writeJSON(w http.ResponseWriter, v any, rep Reply) {
 	w.Header().Set("Content-Type", "application/json")
 	var buf bytes.Buffer
 	json.NewEncoder(&buf).Encode(v)
-	w.Write(buf.Bytes())
+	if !rep.Truncate {
+		w.Write(buf.Bytes())
+		return
+	}
+	w.Header().Set("Content-Length", fmt.Sprint(buf.Len()))
+	w.Write(buf.Bytes()[:buf.Len()/2])
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush() // Hijack would discard what is still buffered
+	}
+	drop(w, rep.Reset)
 }
 
 func chatJSON(w http.ResponseWriter, r Request, rep Reply) {
@@ -552,13 +652,13 @@ func chatJSON(w http.ResponseWriter, r Request, rep Reply) {
 		choice["native_finish_reason"] = rep.NativeFinishReason
 	}
 	writeJSON(w, map[string]any{"id": "fake", "object": "chat.completion", "created": 1700000000, "model": r.Model,
-		"choices": []any{choice}, "usage": rep.usage(r, true)})
+		"choices": []any{choice}, "usage": rep.usage(r, true)}, rep)
 }
 
 func completionJSON(w http.ResponseWriter, r Request, rep Reply) {
 	writeJSON(w, map[string]any{"id": "fake", "object": "text_completion", "created": 1700000000, "model": r.Model,
 		"choices": []any{map[string]any{"index": 0, "text": rep.Text, "finish_reason": rep.finish(), "logprobs": nil}},
-		"usage":   rep.usage(r, true)})
+		"usage":   rep.usage(r, true)}, rep)
 }
 
 // scoreJSON answers an echo request with per-token log-probs of the prompt
@@ -608,5 +708,5 @@ func scoreJSON(w http.ResponseWriter, r Request, rep Reply) {
 	writeJSON(w, map[string]any{"id": "fake", "object": "text_completion", "created": 1700000000, "model": r.Model,
 		"choices": []any{map[string]any{"index": 0, "text": text, "finish_reason": "length",
 			"logprobs": map[string]any{"tokens": tokens, "token_logprobs": lps, "top_logprobs": tops, "text_offset": offsets}}},
-		"usage": map[string]any{"prompt_tokens": len(promptToks), "completion_tokens": maxTokens, "total_tokens": len(promptToks) + maxTokens}})
+		"usage": map[string]any{"prompt_tokens": len(promptToks), "completion_tokens": maxTokens, "total_tokens": len(promptToks) + maxTokens}}, rep)
 }

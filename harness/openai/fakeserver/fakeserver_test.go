@@ -1,11 +1,14 @@
 package fakeserver_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -134,4 +137,58 @@ func TestEchoLogProbs(t *testing.T) {
 	assert.Equal(t, []float64{-0.75, -1, -1}, []float64{*lp.TokenLogprobs[1], *lp.TokenLogprobs[2], *lp.TokenLogprobs[3]})
 	assert.Equal(t, []map[string]float64{nil, {"The": -0.75, " the": -1}, {" cat": -1, " the": -1}, {" the": -1}}, lp.TopLogprobs)
 	assert.Equal(t, 3, r.Usage.PromptTokens)
+}
+
+// TestConnectionFaults checks each connection-level fault on the wire, as
+// a plain HTTP client sees it.
+func TestConnectionFaults(t *testing.T) {
+	const req = `{"model":"m","stream":true,"messages":[{"role":"user","content":"q"}]}`
+	tests := []struct {
+		name       string
+		reply      fakeserver.Reply
+		wantStatus int    // 0: no answer at all
+		wantBody   string // what the body holds before it breaks off
+		wantErr    error  // how the response or its body ends; nil: cleanly
+		plain      bool   // ask for a non-streamed answer
+	}{
+		{"proxy page", fakeserver.Reply{Status: 502, RetryAfter: "0", ErrorBody: "<html>502 Bad Gateway</html>"}, 502, "<html>502 Bad Gateway</html>", nil, false},
+		{"hang", fakeserver.Reply{Hang: true}, 0, "", context.DeadlineExceeded, false},
+		{"dropped before answering", fakeserver.Reply{DropConnection: true}, 0, "", io.EOF, false},
+		{"reset before answering", fakeserver.Reply{Reset: true}, 0, "", syscall.ECONNRESET, false},
+		{"stall after a token", fakeserver.Reply{Text: "one", Stall: true, Partial: "data: {\"cho"}, 200, `"content":"one"`, context.DeadlineExceeded, false},
+		{"dropped mid-event", fakeserver.Reply{Text: "one", Truncate: true, DropConnection: true, Partial: "data: {\"cho"}, 200, "data: {\"cho", io.ErrUnexpectedEOF, false},
+		{"non-streamed answer cut halfway", fakeserver.Reply{Text: "one", Truncate: true}, 200, `{"choices":[{"finish_reason":"stop"`, io.ErrUnexpectedEOF, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := fakeserver.Start(t, fakeserver.Sequence(tt.reply))
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel()
+			body := req
+			if tt.plain {
+				body = strings.Replace(req, `"stream":true`, `"stream":false`, 1)
+			}
+			hr, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/chat/completions", strings.NewReader(body))
+			require.NoError(t, err)
+			resp, err := http.DefaultClient.Do(hr)
+			if tt.wantStatus == 0 {
+				require.Error(t, err)
+				assert.ErrorIs(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			assert.Equal(t, tt.wantStatus, resp.StatusCode)
+			b, err := io.ReadAll(resp.Body)
+			assert.Contains(t, string(b), tt.wantBody)
+			if tt.wantErr == nil {
+				assert.NoError(t, err)
+				assert.Equal(t, "text/plain; charset=utf-8", resp.Header.Get("Content-Type"))
+				assert.Equal(t, "0", resp.Header.Get("Retry-After"))
+				return
+			}
+			assert.ErrorIs(t, err, tt.wantErr)
+			assert.NotContains(t, string(b), "[DONE]")
+		})
+	}
 }
