@@ -2,7 +2,9 @@ package featherweight
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -125,28 +127,81 @@ func FuzzExtract(f *testing.F) {
 		"(B) Paris", "The answer is B", "Answer: C", "A) Berlin...", "C. The answer is...",
 		"The capital of France is Paris.", "A) Berlin. No wait, Paris.", "", " ", "answer", "answer is",
 		"(", "(A", "ANSWER: **D**", "Berlin", "é", "\xff\xfe", "a", "New York City", "answer is \xffB",
+		"B", " D\n", "(C)", "I pick D because", "\u00a0c", "answer\u0130s B",
 	} {
 		f.Add(s, "Paris", "Berlin")
 	}
 	f.Add("12 or 120", "12", "120")
 	f.Add("x", "", "  ")
+	f.Add("B", "b", "Berlin")
+	f.Add("Pick PARIS", " paris ", "Paris, France")
 	f.Fuzz(func(t *testing.T, reply, c0, c1 string) {
 		choices := [4]string{c0, c1, "Madrid", "Rome"}
 		got := Extract(reply, choices)
 		if !slices.Contains(Rules, got.Rule) {
 			t.Fatalf("Extract(%q) rule %q is not one of the seven steps", reply, got.Rule)
 		}
+		if again := Extract(reply, choices); again != got {
+			t.Fatalf("Extract(%q) is not deterministic: %v then %v", reply, got, again)
+		}
+		r := []rune(reply)
+		first := skip(r, 0, unicode.IsSpace)
 		if got.Rule == RuleParseError {
 			if got.Letter != "" {
 				t.Fatalf("Extract(%q) = parse error with letter %q", reply, got.Letter)
 			}
-			return
-		}
-		if !slices.Contains(Letters[:], got.Letter) {
+			// Step 6 takes any reply whose first non-space character is a-d.
+			if first < len(r) && isLetterAD(unicode.ToUpper(r[first])) {
+				t.Fatalf("Extract(%q) = parse error, but the reply starts with %q", reply, r[first])
+			}
+		} else if !slices.Contains(Letters[:], got.Letter) {
 			t.Fatalf("Extract(%q) letter %q is not A-D", reply, got.Letter)
 		}
-		if again := Extract(reply, choices); again != got {
-			t.Fatalf("Extract(%q) is not deterministic: %v then %v", reply, got, again)
+
+		// The rule that fired saw its letter where the rule looks.
+		switch l := got.Letter; got.Rule {
+		case RuleParenthesized:
+			if !strings.Contains(reply, "("+l+")") {
+				t.Fatalf("Extract(%q) = %s by %s, but the reply has no (%s)", reply, l, got.Rule, l)
+			}
+		case RuleAnswerIs, RuleStandaloneLetter:
+			if !strings.Contains(reply, l) {
+				t.Fatalf("Extract(%q) = %s by %s, but the reply has no %s", reply, l, got.Rule, l)
+			}
+		case RuleStartsWithLetter:
+			if first >= len(r) || string(r[first]) != l {
+				t.Fatalf("Extract(%q) = %s by %s, but the reply does not start with it", reply, l, got.Rule)
+			}
+		case RuleChoiceText:
+			c := choices[slices.Index(Letters[:], l)]
+			if strings.TrimSpace(c) == "" || !strings.Contains(string(foldRunes(r)), string(foldRunes([]rune(strings.TrimSpace(c))))) {
+				t.Fatalf("Extract(%q) = %s by %s, but choice %q is not in the reply", reply, l, got.Rule, c)
+			}
+		case RuleFirstCharacter:
+			if first >= len(r) || string(unicode.ToUpper(r[first])) != l {
+				t.Fatalf("Extract(%q) = %s by %s, but the reply starts with something else", reply, l, got.Rule)
+			}
+		}
+
+		// A reply that is exactly a letter, bare or in brackets or followed
+		// by white space, is that letter. A bare letter goes through step 4
+		// first, so it only holds when no choice is that letter's text.
+		for _, l := range Letters {
+			for _, tc := range []struct {
+				reply string
+				rule  Rule
+			}{{"(" + l + ")", RuleParenthesized}, {"\t" + l + " ", RuleStartsWithLetter}, {l + ".\n", RuleStartsWithLetter}} {
+				if e := Extract(tc.reply, choices); e != (Extraction{l, tc.rule}) {
+					t.Fatalf("Extract(%q) = %v, want %s by %s", tc.reply, e, l, tc.rule)
+				}
+			}
+			letterChoice := false
+			for _, c := range choices {
+				letterChoice = letterChoice || strings.EqualFold(strings.TrimSpace(c), l)
+			}
+			if e := Extract(l, choices); !letterChoice && e != (Extraction{l, RuleStandaloneLetter}) {
+				t.Fatalf("Extract(%q) = %v, want %s by %s", l, e, l, RuleStandaloneLetter)
+			}
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"path"
@@ -177,7 +178,9 @@ func parseJSONL(dir fs.FS, name string) ([]Item, error) {
 			errs = append(errs, fmt.Errorf("%s:%d: %s; each line is one JSON object with id, level, context, choices, gold and optionally group", name, line, msg))
 			continue
 		}
-		if dec.More() {
+		// More would miss a stray '}' or ']' after the object; only the end
+		// of the line may follow it.
+		if _, err := dec.Token(); err != io.EOF {
 			errs = append(errs, fmt.Errorf("%s:%d: more than one JSON value on the line; put one item per line", name, line))
 			continue
 		}
