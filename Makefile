@@ -7,7 +7,7 @@ RESULTS   ?= results
 PKGS      ?= ./...
 TESTFLAGS ?= -timeout 60m
 
-.PHONY: all deps test bench vet fmt fmt-check perf goldens browser-deps report gate
+.PHONY: all deps test bench vet fmt fmt-check perf goldens browser-deps report gate fuzz
 
 all: test
 
@@ -41,12 +41,16 @@ fmt:
 perf: deps
 	@./scripts/perf.sh
 
+## fuzz: every fuzz target in turn for FUZZTIME each (default 5m; ONLY=FuzzSSE runs one), one worker each; crashers land in the package's testdata/fuzz
+fuzz:
+	@./scripts/fuzz.sh
+
 ## goldens: regenerate the golden files with Hugging Face's reference implementations (node, pinned in scripts/goldens, local folders only)
 goldens: deps
 	cd scripts/goldens && ONNXRUNTIME_NODE_INSTALL=skip npm ci --ignore-scripts
 	@set -e; cd scripts/goldens && for f in *.mjs; do echo "node scripts/goldens/$$f"; node "$$f"; done
 
-## browser-deps: install Debian's chromium for the report browser tests when missing (needs root or sudo; otherwise those tests skip)
+## browser-deps: install Debian's chromium (report browser tests) and bubblewrap (sandbox for model-written code) when missing (needs root or sudo; otherwise it says what to install)
 browser-deps:
 	@./scripts/browser-deps.sh
 

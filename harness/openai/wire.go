@@ -118,6 +118,28 @@ type sseReader struct {
 
 func newSSEReader(r io.Reader) *sseReader { return &sseReader{r: bufio.NewReader(r)} }
 
+// maxEventBytes bounds one event's data: a broken or hostile server must
+// not exhaust memory with an endless line.
+const maxEventBytes = 32 << 20
+
+var errEventTooLarge = fmt.Errorf("reading the stream: an event is over %d MiB, which no chat completion chunk is: the server is not speaking server-sent events as expected", maxEventBytes>>20)
+
+// readLine reads one line, at most maxEventBytes long.
+func (s *sseReader) readLine() (string, error) {
+	var buf []byte
+	for {
+		frag, err := s.r.ReadSlice('\n')
+		if len(buf)+len(frag) > maxEventBytes {
+			return "", errEventTooLarge
+		}
+		buf = append(buf, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return string(buf), err
+	}
+}
+
 // next returns the next event's data: io.EOF after [DONE], errTruncated when
 // the body ends first.
 func (s *sseReader) next() ([]byte, error) {
@@ -127,7 +149,10 @@ func (s *sseReader) next() ([]byte, error) {
 	var data []byte
 	have := false
 	for {
-		line, err := s.r.ReadString('\n')
+		line, err := s.readLine()
+		if err == errEventTooLarge {
+			return nil, err
+		}
 		if err != nil && (err != io.EOF || line == "") {
 			switch err {
 			case io.EOF, io.ErrUnexpectedEOF: // a clean end, or a chunked body cut off
@@ -152,6 +177,9 @@ func (s *sseReader) next() ([]byte, error) {
 			v := strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")
 			if have {
 				data = append(data, '\n')
+			}
+			if len(data)+len(v) > maxEventBytes {
+				return nil, errEventTooLarge
 			}
 			data = append(data, v...)
 			have = true

@@ -22,6 +22,9 @@ func TestSSEReader(t *testing.T) {
 		{"cut after an event", "data: x\n\n", []string{"x"}, errTruncated},
 		{"cut inside an event", "data: x\n\ndata: {\"partial", []string{"x"}, errTruncated},
 		{"empty body", "", nil, errTruncated},
+		{"an endless line", "data: x\n\ndata: " + strings.Repeat("a", maxEventBytes) + "\n\n", []string{"x"}, errEventTooLarge},
+		{"an endless event", "data: x\n\n" + strings.Repeat("data: "+strings.Repeat("b", 1<<20)+"\n", 33) + "\n", []string{"x"}, errEventTooLarge},
+		{"a long event under the cap", "data: " + strings.Repeat("c", 5000) + "\n\ndata: [DONE]\n\n", []string{strings.Repeat("c", 5000)}, io.EOF},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,73 @@
+package feather_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/feather-eval/feather/harness/openai/fakeserver"
+	"github.com/feather-eval/feather/harness/rundir"
+)
+
+// TestFBRunSurvivesFaults runs Featherbench through a server that fails
+// every trial's first three attempts, each a different way: a 429, a 503,
+// then a hung connection (no status line ever) or one dropped before any
+// token. Every trial recovers within -api.attempts, and the records equal
+// a clean server's. (Faults that outlast the retries, or cut a stream
+// after tokens, are error records: harness/openai/faults_test.go.)
+func TestFBRunSurvivesFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out hung connections and real backoff")
+	}
+	fbNeedWholeRun(t, []string{"good", "shaky"}, 1)
+	saved := *optAPITimeout
+	*optAPITimeout = 2 * time.Second // a hung attempt gives up after this
+	defer func() { *optAPITimeout = saved }()
+
+	prompts := fbTaskPrompts(t)
+	clean := fbFakeScript(prompts)
+	hang := map[string]bool{"coding-add": true, "data-total": true, "security-injection": true, "tool-use-weather": true}
+	faulty := fakeserver.Start(t, func(r fakeserver.Request) fakeserver.Reply {
+		switch r.Attempt {
+		case 0:
+			return fakeserver.Reply{Status: 429, RetryAfter: "0", ErrorMessage: "rate limited"}
+		case 1:
+			return fakeserver.Reply{Status: 503, RetryAfter: "0", ErrorMessage: "unavailable"}
+		case 2:
+			if hang[prompts[r.Messages[0].Content]] {
+				return fakeserver.Reply{Hang: true}
+			}
+			return fakeserver.Reply{DropConnection: true}
+		}
+		r.Attempt = 1 // past the clean script's own first-try 429
+		return clean(r)
+	})
+	reference := fakeserver.Start(t, func(r fakeserver.Request) fakeserver.Reply {
+		r.Attempt = 1
+		return clean(r)
+	})
+	run := func(s *fakeserver.Server, name string) []string {
+		dir := t.TempDir()
+		cat := filepath.Join(dir, "models.json")
+		require.NoError(t, os.WriteFile(cat, []byte(`{
+		"good":  {"backend": "openai", "enabled": true, "base_url": "`+s.URL+`", "model": "vendor/good", "max_tokens": 1000, "sampling": {"temperature": 0}},
+		"shaky": {"backend": "openai", "enabled": true, "base_url": "`+s.URL+`", "model": "vendor/shaky"}
+	}`), 0o644))
+		records := runFeatherbench(t, fbConfig{
+			Catalog: cat, TasksDir: fbTestTasks, Trials: 1, Concurrency: 8, Rubric: fbRubricOptions{Off: true},
+			Run: rundir.New(filepath.Join(dir, name), time.Now()), Stdout: os.Stdout,
+		})
+		require.Len(t, records, 16, "every trial is recorded")
+		for _, r := range records {
+			assert.Nil(t, r.Error, "%s/%s recovered", r.Model, r.Task)
+		}
+		return fbComparable(t, records)
+	}
+	got := run(faulty, "faulty")
+	assert.Equal(t, run(reference, "reference"), got, "the records equal a clean server's")
+	assert.Len(t, faulty.Requests(), 4*16, "four attempts per trial, the last one answered")
+}
