@@ -3,6 +3,9 @@ package checkers
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/feather-eval/feather/harness/lm"
@@ -158,6 +161,7 @@ func TestCompileErrors(t *testing.T) {
 		{"python test_code", `{"type": "python_tests", "test_code": ""}`, `checker.test_code: is empty; it must import solution and test it`},
 		{"python timeout", `{"type": "python_tests", "test_code": "import solution", "timeout_s": -1}`, `checker.timeout_s: must be a number of seconds between 0 and 3600, not -1`},
 		{"json schema", `{"type": "json_schema", "schema": {"type": "objekt"}}`, `checker.schema: invalid schema: `},
+
 		{"sql setup", `{"type": "sql_result", "setup_sql": "CREATE TABLE t(", "expected_rows": []}`, `checker.setup_sql: `},
 		{"sql cell", `{"type": "sql_result", "expected_rows": [[1, [2]]]}`, `checker.expected_rows[0][1]: must be a string, number, boolean or null (one cell), not a list`},
 		{"sql rows", `{"type": "sql_result", "expected_rows": [1]}`, `checker.expected_rows: must be a list of lists, not a list holding a number`},
@@ -214,4 +218,23 @@ func upper(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// TestJSONSchemaStandsAlone: a schema's $ref to a file (valid schema and
+// all) or a URL is refused, so loading a task reads neither the disk nor
+// the network; references inside the schema still work.
+func TestJSONSchemaStandsAlone(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "name.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"type": "string"}`), 0o644))
+	for _, ref := range []string{"file://" + file, "http://127.0.0.1:9/name.json"} {
+		_, err := Compile("checker", json.RawMessage(`{"type": "json_schema", "schema": {"properties": {"name": {"$ref": "`+ref+`"}}}}`))
+		require.Error(t, err, ref)
+		assert.True(t, strings.HasPrefix(err.Error(), "checker.schema: invalid schema: "), err.Error())
+	}
+	check, err := Compile("checker", json.RawMessage(`{"type": "json_schema", "schema": {"$schema": "http://json-schema.org/draft-07/schema#",
+		"definitions": {"n": {"type": "string"}}, "properties": {"name": {"$ref": "#/definitions/n"}}}}`))
+	require.NoError(t, err, "local references and a draft's metaschema resolve")
+	ok, _, err := check(context.Background(), Response{Text: `{"name": 3}`})
+	require.NoError(t, err)
+	assert.False(t, ok)
 }

@@ -27,6 +27,10 @@ func compileJSONSchema(s *Spec) (Func, error) {
 	}
 	const url = "checker-schema.json"
 	c := jsonschema.NewCompiler()
+	// A task's schema stands alone: a $ref to a file or URL would make
+	// loading a task read the disk or the network. The drafts' metaschemas
+	// are built in and still resolve.
+	c.UseLoader(jsonschema.SchemeURLLoader{})
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, s.Errorf("schema", "%v", err)
 	}
