@@ -184,6 +184,10 @@ func parseJSONL(dir fs.FS, name string) ([]Item, error) {
 			errs = append(errs, fmt.Errorf("%s:%d: more than one JSON value on the line; put one item per line", name, line))
 			continue
 		}
+		if err := exactKeys(raw); err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: %v", name, line, err))
+			continue
+		}
 		if h.Gold == nil {
 			errs = append(errs, fmt.Errorf("%s:%d: field \"gold\" is missing; give the index of the right choice (0 for the first)", name, line))
 			continue
@@ -200,6 +204,37 @@ func parseJSONL(dir fs.FS, name string) ([]Item, error) {
 		errs = append(errs, fmt.Errorf("%s: the file has no items; write one JSON object per line (id, level, context, choices, gold), or delete the file", name))
 	}
 	return items, errors.Join(errs...)
+}
+
+// exactKeys refuses what encoding/json lets through: a key spelt in
+// another case ("Context" is read as context) or given twice (the last one
+// wins), either of which would quietly change an item. raw is one object
+// that has already decoded.
+func exactKeys(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // '{'
+		return err
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		if _, ok := handFieldKinds[key]; !ok {
+			return fmt.Errorf("field %q: field names are lower case: id, level, context, choices, gold and optionally group", key)
+		}
+		if seen[key] {
+			return fmt.Errorf("field %q is given twice; keep one", key)
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // handFieldKinds says what each field of a hand-written item holds, for
