@@ -22,6 +22,7 @@ import (
 	"github.com/feather-eval/feather/harness/respcache"
 	"github.com/feather-eval/feather/harness/rundir"
 	"github.com/feather-eval/feather/harness/runfilter"
+	"github.com/feather-eval/feather/harness/sandbox"
 	"github.com/feather-eval/feather/harness/stats"
 )
 
@@ -34,6 +35,7 @@ var (
 	optFBTrials      = options.Int("fb.trials", 1, "trials of every task for every model")
 	optFBConcurrency = options.Int("fb.concurrency", 1, "trials in flight at once, in one pool across models, tasks and trials")
 	optFBDryRun      = options.Bool("fb.dry-run", false, "print the plan and an upper bound on API calls, and call no model")
+	optFBUnisolated  = options.Bool("fb.allow-unisolated", false, "run python_tests code with resource limits only when neither bubblewrap nor user namespaces work on this machine: no network or filesystem isolation")
 	optFBCache       = options.Bool("fb.cache", false, "answer trials from the response cache when it holds the same model, request and trial, and store new answers there; records say \"cached\": true")
 )
 
@@ -86,6 +88,7 @@ type fbConfig struct {
 // Only trials -run selects call a model; all models share one pool of
 // -fb.concurrency trials in flight.
 func TestFeatherbench(t *testing.T) {
+	sandbox.AllowUnisolated(*optFBUnisolated)
 	runFeatherbench(t, fbConfig{
 		Catalog: *optFBCatalog, TasksDir: *optFBTasksDir, Models: suiteModels(*optFBModels),
 		TaskIDs: options.List(*optFBTasks), Categories: options.List(*optFBCategories),

@@ -12,6 +12,7 @@ import (
 	"github.com/feather-eval/feather/harness/checkers"
 	"github.com/feather-eval/feather/harness/featherbench"
 	"github.com/feather-eval/feather/harness/lm"
+	"github.com/feather-eval/feather/harness/sandbox"
 )
 
 func init() {
@@ -25,8 +26,9 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	callsFile := fs.String("tool-calls", "", `JSON `+"`file`"+` with the model's tool calls: a list of {"name": ..., "args": {...}}`)
+	unisolated := fs.Bool("allow-unisolated", false, "run python_tests code with limits only when neither bubblewrap nor user namespaces work here (no network or filesystem isolation)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: feather check TASK.json ANSWER.txt [--tool-calls calls.json]")
+		fmt.Fprintln(stderr, "usage: feather check TASK.json ANSWER.txt [--tool-calls calls.json] [--allow-unisolated]")
 		fmt.Fprintln(stderr, "\nRuns TASK's checker on the answer text (ANSWER.txt, or - for stdin) and prints")
 		fmt.Fprintln(stderr, "PASS or FAIL with the checker's detail. Exit status: 0 pass, 1 fail, 2 could not")
 		fmt.Fprintln(stderr, "check (a bad task, answer or tool-calls file, or a checker that could not run).")
@@ -37,6 +39,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return parseFailed(err)
 	}
 	fail := failer(stderr, "check")
+	sandbox.AllowUnisolated(*unisolated)
 	if len(files) != 2 {
 		fs.Usage()
 		return fail(2, "want a task file and an answer file, got %d argument(s)", len(files))

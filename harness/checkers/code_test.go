@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/feather-eval/feather/harness/sandbox"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,33 +21,61 @@ func pythonChecker(testCode string, timeoutS float64) string {
 
 const addTests = "from solution import add\nassert add(2, 3) == 5, add(2, 3)\nassert add(-1, 1) == 0\nprint('2 tests ok')\n"
 
+// sandboxTag is how python_tests details name the isolation here. Where
+// none works, the test skips with the fix, or fails under `make test`
+// (FEATHER_REQUIRE_DEPS, as harness/testenv reads it).
+func sandboxTag(t *testing.T) string {
+	t.Helper()
+	m, err := sandbox.Isolation()
+	require.NoError(t, err)
+	if m == sandbox.None {
+		msg := "no isolation works here, so python_tests refuses to run: install bubblewrap (make browser-deps)"
+		if os.Getenv("FEATHER_REQUIRE_DEPS") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return " [sandbox: " + m.Describe() + "]"
+}
+
 func TestPythonTests(t *testing.T) {
+	tag := sandboxTag(t)
 	runCases(t, []checkCase{
 		{"good answer passes", pythonChecker(addTests, 10),
-			"Here you go:\n```python\ndef add(a, b):\n    return a + b\n```\n", nil, true, "tests passed: 2 tests ok"},
+			"Here you go:\n```python\ndef add(a, b):\n    return a + b\n```\n", nil, true, "tests passed" + tag + ": 2 tests ok"},
 		{"wrong answer fails with the traceback tail", pythonChecker(addTests, 10),
 			"```python\ndef add(a, b):\n    return a - b\n```", nil, false,
-			"tests failed (exit status 1): Traceback (most recent call last):\n  File \"test_solution.py\", line 2, in <module>\n    assert add(2, 3) == 5, add(2, 3)\n           ^^^^^^^^^^^^^^\nAssertionError: -1"},
+			"tests failed (exit status 1)" + tag + ": Traceback (most recent call last):\n  File \"test_solution.py\", line 2, in <module>\n    assert add(2, 3) == 5, add(2, 3)\n           ^^^^^^^^^^^^^^\nAssertionError: -1"},
 		{"the last python block is the solution", pythonChecker(addTests, 10),
-			"Buggy:\n```python\ndef add(a, b):\n    return a - b\n```\nFixed:\n```py\ndef add(a, b):\n    return a + b\n```\nUsage:\n```\nadd(2, 3)\n```", nil, true, "tests passed: 2 tests ok"},
+			"Buggy:\n```python\ndef add(a, b):\n    return a - b\n```\nFixed:\n```py\ndef add(a, b):\n    return a + b\n```\nUsage:\n```\nadd(2, 3)\n```", nil, true, "tests passed" + tag + ": 2 tests ok"},
 		{"else the largest block", pythonChecker(addTests, 10),
-			"```\nadd(2, 3)\n```\n```\ndef add(a, b):\n    return a + b\n```", nil, true, "tests passed: 2 tests ok"},
+			"```\nadd(2, 3)\n```\n```\ndef add(a, b):\n    return a + b\n```", nil, true, "tests passed" + tag + ": 2 tests ok"},
 		{"no block", pythonChecker(addTests, 10), "def add(a, b): return a + b", nil, false, "no fenced code block in the response"},
+		// Hostile answers: the sandbox's own tests hold every mode to
+		// these; here they show what a record says.
+		{"printing 1 GB is cut off", pythonChecker(addTests, 10),
+			"```python\nimport sys\nfor _ in range(1024):\n    sys.stdout.write('x' * (1 << 20))\n```", nil, false,
+			"killed: output exceeded 16 MiB" + tag + ": …" + strings.Repeat("x", outputTail)},
+		{"allocating 10 GB fails", pythonChecker(addTests, 10),
+			"```python\nb = bytearray(10 << 30)\n```", nil, false,
+			"tests failed (exit status 1; address space limit 1 GiB)" + tag + ": Traceback (most recent call last):\n  File \"test_solution.py\", line 1, in <module>\n    from solution import add\n  File \"solution.py\", line 1, in <module>\n    b = bytearray(10 << 30)\n        ^^^^^^^^^^^^^^^^^^^\nMemoryError"},
 	})
 }
 
 func TestPythonTestsUnittest(t *testing.T) {
+	tag := sandboxTag(t)
 	f, err := Compile("checker", json.RawMessage(pythonChecker("import unittest\nfrom solution import add\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\nunittest.main()\n", 10)))
 	require.NoError(t, err)
 	passed, detail, err := f(context.Background(), Response{Text: "```python\ndef add(a, b):\n    return 0\n```"})
 	require.NoError(t, err)
 	assert.False(t, passed)
-	assert.True(t, strings.HasPrefix(detail, "tests failed (exit status 1): F\n"), detail)
+	assert.True(t, strings.HasPrefix(detail, "tests failed (exit status 1)"+tag+": F\n"), detail)
 	assert.Contains(t, detail, "AssertionError: 0 != 5")
 	assert.True(t, strings.HasSuffix(detail, "FAILED (failures=1)"), detail)
 }
 
 func TestPythonTestsHidesTheAPIKey(t *testing.T) {
+	tag := sandboxTag(t)
 	t.Setenv("OPENROUTER_API_KEY", "sk-or-v1-feather-test-secret")
 	f, err := Compile("checker", json.RawMessage(pythonChecker(
 		"import solution\nprint(sorted(solution.ENV))\nassert solution.KEY is None, 'the key leaked'\n", 10)))
@@ -55,38 +84,79 @@ func TestPythonTestsHidesTheAPIKey(t *testing.T) {
 	passed, detail, err := f(context.Background(), Response{Text: answer})
 	require.NoError(t, err)
 	assert.True(t, passed, detail)
-	assert.Equal(t, "tests passed: []", detail)
+	assert.Equal(t, "tests passed"+tag+": []", detail)
 	assert.NotContains(t, detail, "sk-or")
 }
 
-func TestPythonTestsKillsTheProcessGroupAtTheTimeout(t *testing.T) {
-	f, err := Compile("checker", json.RawMessage(pythonChecker("import solution\n", 5)))
+func TestPythonTestsKillsTheProcessTreeAtTheTimeout(t *testing.T) {
+	tag := sandboxTag(t)
+	f, err := Compile("checker", json.RawMessage(pythonChecker("import solution\n", 2)))
 	require.NoError(t, err)
-	// The answer starts a grandchild that would outlive the deadline, then
-	// blocks itself.
-	answer := "```python\nimport subprocess, time\np = subprocess.Popen(['sleep', '120'])\nprint(p.pid, flush=True)\ntime.sleep(120)\n```"
+	// The answer starts a grandchild that would outlive the deadline, in a
+	// session of its own, then blocks itself. The grandchild's pid is the
+	// sandbox's, so it is found by its unique command line instead.
+	mark := "60." + strconv.Itoa(os.Getpid())
+	answer := "```python\nimport subprocess, time\nsubprocess.Popen(['sleep', '" + mark + "'], start_new_session=True)\ntime.sleep(120)\n```"
 	start := time.Now()
 	passed, detail, err := f(context.Background(), Response{Text: answer})
 	elapsed := time.Since(start)
 	require.NoError(t, err)
 	assert.False(t, passed)
-	require.True(t, strings.HasPrefix(detail, "timed out after 5s: "), detail)
-	assert.Less(t, elapsed, 8*time.Second, "the check must return soon after timeout_s")
-	pid, err := strconv.Atoi(strings.TrimPrefix(detail, "timed out after 5s: "))
-	require.NoError(t, err, detail)
-	assert.False(t, processRunning(pid), "the grandchild %d must be killed with its group", pid)
+	assert.Equal(t, "timed out after 2s"+tag, detail)
+	assert.Less(t, elapsed, 5*time.Second, "the check must return soon after timeout_s")
+	assert.Empty(t, processesWithArg(mark), "the grandchild must be killed with the tree")
 }
 
-// processRunning reports whether pid is alive (a zombie awaiting its reaper
-// is not).
-func processRunning(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
+// processesWithArg lists the live processes (zombies awaiting their reaper
+// are not) with arg among their arguments.
+func processesWithArg(arg string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		s := string(stat)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if strings.Contains(string(cmdline), "\x00"+arg+"\x00") && len(fields) > 0 && fields[0] != "Z" {
+			pids = append(pids, pid)
+		}
 	}
-	s := string(stat)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(fields) > 0 && fields[0] != "Z"
+	return pids
+}
+
+func TestPythonDetail(t *testing.T) {
+	lim := sandbox.Limits{CPU: 3 * time.Second, AddressSpace: 1 << 30, Processes: 64, FileSize: 64 << 20, Output: 16 << 20}
+	tests := []struct {
+		name string
+		res  sandbox.Result
+		want string
+	}{
+		{"passed", sandbox.Result{Output: "ok\n"}, "tests passed [sandbox: bwrap]: ok"},
+		{"failed", sandbox.Result{ExitCode: 2, Output: "AssertionError"}, "tests failed (exit status 2) [sandbox: bwrap]: AssertionError"},
+		{"timed out", sandbox.Result{ExitCode: -1, Signal: "SIGKILL", TimedOut: true}, "timed out after 2s [sandbox: bwrap]"},
+		{"output exceeded", sandbox.Result{ExitCode: -1, Signal: "SIGKILL", OutputExceeded: true, Output: "xxx"}, "killed: output exceeded 16 MiB [sandbox: bwrap]: xxx"},
+		{"file size signal", sandbox.Result{ExitCode: -1, Signal: "SIGXFSZ"}, "killed by SIGXFSZ (file size limit 64 MiB) [sandbox: bwrap]"},
+		{"CPU signal", sandbox.Result{ExitCode: -1, Signal: "SIGXCPU"}, "killed by SIGXCPU (CPU time limit 3s) [sandbox: bwrap]"},
+		{"other signal", sandbox.Result{ExitCode: -1, Signal: "SIGSEGV"}, "killed by SIGSEGV [sandbox: bwrap]"},
+		{"MemoryError", sandbox.Result{ExitCode: 1, Output: "Traceback:\nMemoryError\n"}, "tests failed (exit status 1; address space limit 1 GiB) [sandbox: bwrap]: Traceback:\nMemoryError"},
+		{"fork refused", sandbox.Result{ExitCode: 1, Output: "BlockingIOError: [Errno 11] Resource temporarily unavailable"}, "tests failed (exit status 1; process limit 64) [sandbox: bwrap]: BlockingIOError: [Errno 11] Resource temporarily unavailable"},
+		{"file too large", sandbox.Result{ExitCode: 1, Output: "OSError: [Errno 27] File too large"}, "tests failed (exit status 1; file size limit 64 MiB) [sandbox: bwrap]: OSError: [Errno 27] File too large"},
+		{"MemoryError caught and reported", sandbox.Result{ExitCode: 1, Output: "MemoryError\nAssertionError"}, "tests failed (exit status 1) [sandbox: bwrap]: MemoryError\nAssertionError"},
+		{"unisolated", sandbox.Result{ExitCode: 1, Isolation: "none (unisolated, opted out)"}, "tests failed (exit status 1) [sandbox: none (unisolated, opted out)]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.res.Isolation == "" {
+				tt.res.Isolation = "bwrap"
+			}
+			tt.res.Limits = lim
+			assert.Equal(t, tt.want, pythonDetail(tt.res, 2*time.Second))
+		})
+	}
 }
 
 func TestJSONSchema(t *testing.T) {

@@ -20,8 +20,11 @@ const outputTail = 1500
 // python_tests: the response's solution (PythonSolution) is saved as
 // solution.py, test_code beside it as test_solution.py, and
 // `python3 test_solution.py` must exit 0 within timeout_s. It runs in the
-// sandbox: a fresh directory, PATH as the only variable, the process group
-// killed at the deadline.
+// sandbox (harness/sandbox) under its default limits: a fresh directory,
+// PATH as the only variable, no network, the process tree killed at the
+// deadline. The detail names the isolation in force ("[sandbox: bwrap]")
+// and any limit the run hit, and carries no pids or timings, so the same
+// answer gets the same detail on the same machine.
 func compilePythonTests(s *Spec) (Func, error) {
 	var testCode string
 	s.Require("test_code", &testCode, "Python that imports solution and exits non-zero on failure (asserts or unittest.main())")
@@ -41,15 +44,55 @@ func compilePythonTests(s *Spec) (Func, error) {
 		if err != nil {
 			return false, "", err
 		}
-		out := tailOf(res.Output, outputTail)
-		switch {
-		case res.TimedOut:
-			return false, fmt.Sprintf("timed out after %v%s", timeout, out), nil
-		case res.ExitCode != 0:
-			return false, fmt.Sprintf("tests failed (exit status %d)%s", res.ExitCode, out), nil
-		}
-		return true, "tests passed" + out, nil
+		return res.ExitCode == 0 && !res.TimedOut && !res.OutputExceeded && res.Signal == "",
+			pythonDetail(res, timeout), nil
 	}, nil
+}
+
+// pythonDetail says how a run ended, in which sandbox, and the output's
+// tail.
+func pythonDetail(res sandbox.Result, timeout time.Duration) string {
+	var status string
+	switch {
+	case res.TimedOut:
+		status = fmt.Sprintf("timed out after %v", timeout)
+	case res.OutputExceeded:
+		status = "killed: output exceeded " + sandbox.FormatSize(res.Limits.Output)
+	case res.Signal != "":
+		status = "killed by " + res.Signal + signalLimit(res)
+	case res.ExitCode != 0:
+		status = fmt.Sprintf("tests failed (exit status %d%s)", res.ExitCode, exceptionLimit(res))
+	default:
+		status = "tests passed"
+	}
+	return status + " [sandbox: " + res.Isolation + "]" + tailOf(res.Output, outputTail)
+}
+
+// signalLimit names the limit behind a signal the kernel sends for one.
+func signalLimit(res sandbox.Result) string {
+	switch res.Signal {
+	case "SIGXFSZ":
+		return " (file size limit " + sandbox.FormatSize(res.Limits.FileSize) + ")"
+	case "SIGXCPU":
+		return fmt.Sprintf(" (CPU time limit %v)", res.Limits.CPU)
+	}
+	return ""
+}
+
+// exceptionLimit names the limit behind the exception Python ends with
+// when a limit stops it: the last line of its traceback.
+func exceptionLimit(res sandbox.Result) string {
+	out := strings.TrimSpace(res.Output)
+	last := out[strings.LastIndexByte(out, '\n')+1:]
+	switch {
+	case strings.HasPrefix(last, "MemoryError"):
+		return "; address space limit " + sandbox.FormatSize(res.Limits.AddressSpace)
+	case strings.HasPrefix(last, "BlockingIOError: [Errno 11]"):
+		return fmt.Sprintf("; process limit %d", res.Limits.Processes)
+	case strings.Contains(last, "[Errno 27] File too large"):
+		return "; file size limit " + sandbox.FormatSize(res.Limits.FileSize)
+	}
+	return ""
 }
 
 // tailOf formats the last n bytes of output for a detail (": ..." or "").

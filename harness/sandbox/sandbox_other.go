@@ -7,6 +7,8 @@ import (
 	"time"
 )
 
-func runIn(context.Context, string, time.Duration, string, []string) (Result, error) {
+func probe(Mode) error { return ErrUnsupported }
+
+func runIn(context.Context, Mode, Files, time.Duration, Limits, string, []string, bool) (Result, error) {
 	return Result{}, ErrUnsupported
 }
