@@ -227,4 +227,20 @@ func TestFBInterruptAndResume(t *testing.T) {
 	wholeDir := fbRunDir(t, whole)
 	assert.Equal(t, fbComparable(t, fbFileRecords(t, wholeDir)), fbComparable(t, resumed), "the resumed run's records equal an uninterrupted run's")
 	assert.Equal(t, fbSummaryWithoutTimings(t, wholeDir), fbSummaryWithoutTimings(t, runDir), "and so does its summary")
+	assert.Equal(t, fbPageWithoutTimings(t, wholeDir), fbPageWithoutTimings(t, runDir), "and its report page")
+}
+
+// fbPageWithoutTimings reads a run's HTML report with its stamps and
+// timings blanked.
+func fbPageWithoutTimings(t *testing.T, runDir string) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(runDir, "featherbench", "report-*.html"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	data, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	s := regexp.MustCompile(`\d{8}T\d{6}Z`).ReplaceAllString(string(data), "STAMP")
+	s = regexp.MustCompile(`"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"`).ReplaceAllString(s, `"TIME"`)
+	s = regexp.MustCompile(`\b\d+\.\d{5,}(e-\d+)?\b`).ReplaceAllString(s, "SECONDS") // latency and wall time
+	return regexp.MustCompile(`\d+\.\d+ ?s\b`).ReplaceAllString(s, "Ns")
 }
