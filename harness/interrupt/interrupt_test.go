@@ -60,17 +60,23 @@ func TestWithinEndsWithParentOrAbort(t *testing.T) {
 	assert.ErrorIs(t, context.Cause(ctx2), ErrInterrupted)
 }
 
-// TestWatchCatchesSIGINT delivers a real SIGINT to this process: with the
-// watcher in place it is an orderly stop, not the default exit.
-func TestWatchCatchesSIGINT(t *testing.T) {
-	var log bytes.Buffer
-	w, release := Watch(time.Hour, &log)
-	defer release()
-	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGINT))
-	select {
-	case <-w.Stop().Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("SIGINT did not end Stop")
+// TestWatchCatchesSignals delivers a real SIGINT, and a real SIGTERM, to
+// this process: with the watcher in place each is an orderly stop, not
+// the default exit.
+func TestWatchCatchesSignals(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			var log bytes.Buffer
+			w, release := Watch(time.Hour, &log)
+			defer release()
+			require.NoError(t, syscall.Kill(os.Getpid(), sig))
+			select {
+			case <-w.Stop().Done():
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%v did not end Stop", sig)
+			}
+			assert.Equal(t, sig, w.Signal())
+			assert.False(t, ended(w.Abort()))
+		})
 	}
-	assert.False(t, ended(w.Abort()))
 }
