@@ -244,3 +244,66 @@ func fbPageWithoutTimings(t *testing.T, runDir string) string {
 	s = regexp.MustCompile(`\b\d+\.\d{5,}(e-\d+)?\b`).ReplaceAllString(s, "SECONDS") // latency and wall time
 	return regexp.MustCompile(`\d+\.\d+ ?s\b`).ReplaceAllString(s, "Ns")
 }
+
+// TestFBResumeRetryErrors: a run whose provider failed one model's every
+// trial (and one rate-limited trial of the other) records them as errors; -resume with -fb.retry-errors asks exactly
+// those again, keeps the old error lines beside the results, and ends with
+// one record per trial.
+func TestFBResumeRetryErrors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two child test processes")
+	}
+	prompts := fbTaskPrompts(t)
+	script := fbFakeScript(prompts)
+	var mu sync.Mutex
+	down := true
+	s := fakeserver.Start(t, func(r fakeserver.Request) fakeserver.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if down && r.Model == "vendor/shaky" {
+			return fakeserver.Reply{Status: 503, RetryAfter: "0", ErrorMessage: "provider down"}
+		}
+		return script(r)
+	})
+	dir := t.TempDir()
+	cat := filepath.Join(dir, "models.json")
+	require.NoError(t, os.WriteFile(cat, []byte(`{
+		"good":  {"backend": "openai", "enabled": true, "base_url": "`+s.URL+`", "model": "vendor/good", "max_tokens": 1000, "sampling": {"temperature": 0}},
+		"shaky": {"backend": "openai", "enabled": true, "base_url": "`+s.URL+`", "model": "vendor/shaky"}
+	}`), 0o644))
+	results := filepath.Join(dir, "results")
+	args := []string{"-fb.catalog", cat, "-fb.tasks-dir", fbTestTasks, "-fb.concurrency", "4", "-fb.no-rubric", "-api.attempts", "1", "-results", results}
+
+	out, code := fbChild{args: args}.run(t)
+	require.Equal(t, 1, code, "shaky's error records fail their subtests:\n%s", out)
+	runDir := fbRunDir(t, results)
+	first := fbFileRecords(t, runDir)
+	require.Len(t, first, 16)
+	var errored []string
+	for _, r := range first {
+		if r.Error != nil {
+			errored = append(errored, r.Model+"/"+r.Task)
+		}
+	}
+	// All of shaky's, and good's first try at realworld-benign, a 429 that
+	// -api.attempts 1 does not retry.
+	assert.Len(t, errored, 9)
+	assert.Contains(t, errored, "good/realworld-benign")
+
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	asked := len(s.Requests())
+	out, code = fbChild{args: append(args, "-resume", runDir, "-fb.retry-errors")}.run(t)
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "9 error records moved from ")
+	assert.Equal(t, 9, len(s.Requests())-asked, "exactly the error trials are asked again")
+	final := fbFileRecords(t, runDir)
+	require.Len(t, final, 16)
+	for _, r := range final {
+		assert.Nil(t, r.Error, "%s/%s", r.Model, r.Task)
+	}
+	retried, err := featherbench.ReadRecords(filepath.Join(runDir, "featherbench", "results-"+filepath.Base(runDir)+".jsonl.retried"))
+	require.NoError(t, err)
+	assert.Len(t, retried, 9, "the old error records are kept beside the results")
+}

@@ -35,6 +35,7 @@ var (
 	optFBTrials      = options.Int("fb.trials", 1, "trials of every task for every model")
 	optFBConcurrency = options.Int("fb.concurrency", 1, "trials in flight at once, in one pool across models, tasks and trials")
 	optFBDryRun      = options.Bool("fb.dry-run", false, "print the plan and an upper bound on API calls, and call no model")
+	optFBRetryErrors = options.Bool("fb.retry-errors", false, "with -resume: ask the run's recorded error trials again (their lines move to results-<stamp>.jsonl.retried)")
 	optFBUnisolated  = options.Bool("fb.allow-unisolated", false, "run python_tests code with resource limits only when neither bubblewrap nor user namespaces work on this machine: no network or filesystem isolation")
 	optFBCache       = options.Bool("fb.cache", false, "answer trials from the response cache when it holds the same model, request and trial, and store new answers there; records say \"cached\": true")
 )
@@ -76,8 +77,9 @@ type fbConfig struct {
 	// Gate checks trials against testdata/baselines (TestFeatherbench only).
 	Gate bool
 	// Resume continues the run in Run, which an earlier run made: the
-	// trials its results file holds are not asked again.
-	Resume bool
+	// trials its results file holds are not asked again, except recorded
+	// errors under RetryErrors.
+	Resume, RetryErrors bool
 	// Interrupts stops the run (nil: this process's Ctrl-C handling).
 	Interrupts *interrupt.Watcher
 	// CacheDir is the response cache's folder ("": no cache).
@@ -93,7 +95,7 @@ func TestFeatherbench(t *testing.T) {
 		Catalog: *optFBCatalog, TasksDir: *optFBTasksDir, Models: suiteModels(*optFBModels),
 		TaskIDs: options.List(*optFBTasks), Categories: options.List(*optFBCategories),
 		Trials: *optFBTrials, Concurrency: *optFBConcurrency, DryRun: *optFBDryRun,
-		Rubric: fbRubricFromOptions(), Run: run, Stdout: os.Stdout, Gate: true, Resume: *optResume != "",
+		Rubric: fbRubricFromOptions(), Run: run, Stdout: os.Stdout, Gate: true, Resume: *optResume != "", RetryErrors: *optFBRetryErrors,
 		CacheDir: fbCacheDir(),
 	})
 }
@@ -138,6 +140,9 @@ func runFeatherbench(t *testing.T, c fbConfig) []featherbench.Record {
 	}
 	// -resume: the trials the run recorded are not asked again.
 	var prior *featherbench.Resume
+	if c.RetryErrors && !c.Resume {
+		t.Fatal("-fb.retry-errors asks a resumed run's error trials again: add -resume RUN_DIR")
+	}
 	if c.Resume {
 		p, err := c.Run.Path()
 		if err != nil {
@@ -145,6 +150,11 @@ func runFeatherbench(t *testing.T, c fbConfig) []featherbench.Record {
 		}
 		if prior, err = featherbench.LoadResume(filepath.Join(p, "featherbench"), c.Run.Stamp(), tasks); err != nil {
 			t.Fatal(err)
+		}
+		if c.RetryErrors {
+			if _, err := prior.RetryErrors(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for _, n := range prior.Notes {
 			t.Log(n)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/feather-eval/feather/harness/atomicfile"
 )
 
 // Resume is what an interrupted run recorded before it stopped: the run
@@ -21,7 +23,8 @@ type Resume struct {
 	// Notes say what was repaired on the way in (a torn last line).
 	Notes []string
 
-	done map[trialKey]bool
+	done  map[trialKey]bool
+	lines [][]byte // each record's line as it is in the file
 }
 
 type trialKey struct {
@@ -66,6 +69,7 @@ func LoadResume(dir, runID string, tasks []Task) (*Resume, error) {
 		hashes[t.ID] = t.Hash
 	}
 	lines := lineNumbers(data)
+	r.lines = nonBlankLines(data)
 	for i, rec := range recs {
 		at := fmt.Sprintf("%s:%d", r.Path, lines[i])
 		if rec.RunID != runID {
@@ -105,6 +109,67 @@ func (r *Resume) moveTorn(fragment []byte, at int64) error {
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("the last line of %s was cut short (the run stopped while writing it): moved to %s; that trial runs again", r.Path, torn))
 	return nil
+}
+
+// RetryErrors makes the recorded error trials unfinished, so the run asks
+// them again: their lines move from the results file to <file>.retried
+// (kept, not lost), and the results file is rewritten whole without them.
+// A trial the backend cannot serve by design (Record.Unsupported) stays
+// finished: asking again would fail the same way. It returns how many
+// trials will be asked again.
+func (r *Resume) RetryErrors() (int, error) {
+	var keep, retry [][]byte
+	var kept []Record
+	for i, rec := range r.Records {
+		if rec.Error != nil && !rec.Unsupported() {
+			retry = append(retry, r.lines[i])
+			delete(r.done, trialKey{rec.Model, rec.Task, rec.Trial})
+			continue
+		}
+		keep = append(keep, r.lines[i])
+		kept = append(kept, rec)
+	}
+	if len(retry) == 0 {
+		return 0, nil
+	}
+	moved := r.Path + ".retried"
+	f, err := os.OpenFile(moved, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return 0, fmt.Errorf("resuming: keeping the error records to retry: %w", err)
+	}
+	_, werr := f.Write(joinLines(retry))
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return 0, fmt.Errorf("resuming: keeping the error records to retry in %s: %w", moved, werr)
+	}
+	if err := atomicfile.Write(r.Path, joinLines(keep)); err != nil {
+		return 0, fmt.Errorf("resuming: %w", err)
+	}
+	r.Records, r.lines = kept, keep
+	r.Notes = append(r.Notes, fmt.Sprintf("%d error records moved from %s to %s: those trials are asked again", len(retry), r.Path, moved))
+	return len(retry), nil
+}
+
+func joinLines(lines [][]byte) []byte {
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.Write(l)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// nonBlankLines lists the file's non-blank lines, without their newline.
+func nonBlankLines(data []byte) [][]byte {
+	var out [][]byte
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) > 0 {
+			out = append(out, bytes.TrimRight(l, "\r"))
+		}
+	}
+	return out
 }
 
 // lineNumbers lists the 1-based line of each non-blank line, as

@@ -95,3 +95,44 @@ func TestLoadResume(t *testing.T) {
 		})
 	}
 }
+
+func TestResumeRetryErrors(t *testing.T) {
+	const run = "20260704T101530Z"
+	tasks := []Task{{ID: "a-one", Hash: "h1"}}
+	line := func(trial int, errText string) string {
+		rec := Record{RunID: run, Model: "m", Task: "a-one", TaskHash: "h1", Trial: trial, ToolCalls: []ToolCall{}}
+		if errText != "" {
+			rec.Error = &errText
+		}
+		b, err := json.Marshal(rec)
+		require.NoError(t, err)
+		return string(b) + "\n"
+	}
+	ok1, failed2, unsupported3, ok4, failed5 := line(1, ""), line(2, "gave up after 4 attempts: HTTP 503"), line(3, UnsupportedPrefix+"tools"), line(4, ""), line(5, "checker: boom")
+	dir := t.TempDir()
+	path := filepath.Join(dir, ResultsName(run))
+	require.NoError(t, os.WriteFile(path, []byte(ok1+failed2+unsupported3+"\n"+ok4+failed5), 0o644))
+
+	r, err := LoadResume(dir, run, tasks)
+	require.NoError(t, err)
+	n, err := r.RetryErrors()
+	require.NoError(t, err)
+	assert.Equal(t, 2, n)
+	for trial, finished := range map[int]bool{1: true, 2: false, 3: true, 4: true, 5: false} {
+		assert.Equal(t, finished, r.Finished("m", "a-one", trial), "trial %d", trial)
+	}
+	assert.Len(t, r.Records, 3)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, ok1+unsupported3+ok4, string(data), "the error records leave the results file")
+	moved, err := os.ReadFile(path + ".retried")
+	require.NoError(t, err)
+	assert.Equal(t, failed2+failed5, string(moved), "and are kept beside it")
+	assert.Equal(t, []string{"2 error records moved from " + path + " to " + path + ".retried: those trials are asked again"}, r.Notes)
+
+	again, err := LoadResume(dir, run, tasks)
+	require.NoError(t, err)
+	n, err = again.RetryErrors()
+	require.NoError(t, err)
+	assert.Zero(t, n, "nothing left to retry")
+}
