@@ -23,14 +23,7 @@ func TestFBResponseCache(t *testing.T) {
 	fbNeedWholeRun(t, []string{"good", "shaky"}, 2)
 	s := fakeserver.Start(t, fbFakeScript(fbTaskPrompts(t)))
 	dir := t.TempDir()
-	cat := filepath.Join(dir, "models.json")
-	catalog := func(shakySlug string) {
-		require.NoError(t, os.WriteFile(cat, []byte(`{
-		"good":  {"backend": "openai", "enabled": true, "base_url": "`+s.URL+`", "model": "vendor/good", "max_tokens": 1000, "sampling": {"temperature": 0}},
-		"shaky": {"backend": "openai", "enabled": true, "base_url": "`+s.URL+`", "model": "`+shakySlug+`"}
-	}`), 0o644))
-	}
-	catalog("vendor/shaky")
+	cat := fbTwoModels(t, s, "vendor/shaky")
 	cache := filepath.Join(dir, "cache")
 	runOnce := func(name, tasks string) []featherbench.Record {
 		return runFeatherbench(t, fbConfig{
@@ -82,7 +75,7 @@ func TestFBResponseCache(t *testing.T) {
 	}
 
 	// Another model with the same catalog key but another slug is asked.
-	catalog("vendor/shaky-v2")
+	cat = fbTwoModels(t, s, "vendor/shaky-v2")
 	runOnce("other", fbTestTasks)
 	assert.Equal(t, asked+16, len(s.Requests()), "only the changed model is asked, every trial")
 }

@@ -52,13 +52,8 @@ func TestFBRunSurvivesFaults(t *testing.T) {
 	})
 	run := func(s *fakeserver.Server, name string) []string {
 		dir := t.TempDir()
-		cat := filepath.Join(dir, "models.json")
-		require.NoError(t, os.WriteFile(cat, []byte(`{
-		"good":  {"backend": "openai", "enabled": true, "base_url": "`+s.URL+`", "model": "vendor/good", "max_tokens": 1000, "sampling": {"temperature": 0}},
-		"shaky": {"backend": "openai", "enabled": true, "base_url": "`+s.URL+`", "model": "vendor/shaky"}
-	}`), 0o644))
 		records := runFeatherbench(t, fbConfig{
-			Catalog: cat, TasksDir: fbTestTasks, Trials: 1, Concurrency: 8, Rubric: fbRubricOptions{Off: true},
+			Catalog: fbTwoModels(t, s, "vendor/shaky"), TasksDir: fbTestTasks, Trials: 1, Concurrency: 8, Rubric: fbRubricOptions{Off: true},
 			Run: rundir.New(filepath.Join(dir, name), time.Now()), Stdout: os.Stdout,
 		})
 		require.Len(t, records, 16, "every trial is recorded")

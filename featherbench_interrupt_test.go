@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/featherbench"
 	"github.com/feather-eval/feather/harness/openai/fakeserver"
+	"github.com/feather-eval/feather/harness/testenv"
 )
 
 // fbChild runs TestFeatherbench in a child process: `go test` itself when
@@ -38,13 +38,7 @@ func (c fbChild) run(t *testing.T) (string, int) {
 	t.Helper()
 	var cmd *exec.Cmd
 	if c.goTest {
-		goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goBin); err != nil {
-			if goBin, err = exec.LookPath("go"); err != nil {
-				t.Skip("no go command to run a child `go test` with")
-			}
-		}
-		cmd = exec.Command(goBin, append([]string{"test", "-count=1", "-run", "^TestFeatherbench$", "-v", ".", "-args"}, c.args...)...)
+		cmd = exec.Command(testenv.GoCommand(t), append([]string{"test", "-count=1", "-run", "^TestFeatherbench$", "-v", ".", "-args"}, c.args...)...)
 	} else {
 		cmd = exec.Command(os.Args[0], append([]string{"-test.run", "^TestFeatherbench$", "-test.v"}, c.args...)...)
 	}
@@ -122,16 +116,20 @@ func fbComparable(t *testing.T, recs []featherbench.Record) []string {
 	return out
 }
 
-// fbSummaryWithoutTimings reads a run's Markdown summary with its stamps
-// and timings blanked.
-func fbSummaryWithoutTimings(t *testing.T, runDir string) string {
+// fbFileWithoutTimings reads the one file of a run matching pattern
+// (under featherbench/) with what differs between two runs of the same
+// trials blanked: stamps, trial start times, and latencies and wall times
+// (long decimals, and "1.23 s" as the summary prints them).
+func fbFileWithoutTimings(t *testing.T, runDir, pattern string) string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(runDir, "featherbench", "summary-*.md"))
+	files, err := filepath.Glob(filepath.Join(runDir, "featherbench", pattern))
 	require.NoError(t, err)
 	require.Len(t, files, 1)
 	data, err := os.ReadFile(files[0])
 	require.NoError(t, err)
 	s := regexp.MustCompile(`\d{8}T\d{6}Z`).ReplaceAllString(string(data), "STAMP")
+	s = regexp.MustCompile(`"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"`).ReplaceAllString(s, `"TIME"`)
+	s = regexp.MustCompile(`\b\d+\.\d{5,}(e-\d+)?\b`).ReplaceAllString(s, "SECONDS")
 	return regexp.MustCompile(`\d+\.\d+ ?s\b`).ReplaceAllString(s, "Ns")
 }
 
@@ -166,11 +164,7 @@ func TestFBInterruptAndResume(t *testing.T) {
 		return rep
 	})
 	dir := t.TempDir()
-	cat := filepath.Join(dir, "models.json")
-	require.NoError(t, os.WriteFile(cat, []byte(`{
-		"good":  {"backend": "openai", "enabled": true, "base_url": "`+s.URL+`", "model": "vendor/good", "max_tokens": 1000, "sampling": {"temperature": 0}},
-		"shaky": {"backend": "openai", "enabled": true, "base_url": "`+s.URL+`", "model": "vendor/shaky"}
-	}`), 0o644))
+	cat := fbTwoModels(t, s, "vendor/shaky")
 	args := func(results string) []string {
 		return []string{"-fb.catalog", cat, "-fb.tasks-dir", fbTestTasks, "-fb.trials", "3", "-fb.concurrency", "2", "-fb.no-rubric", "-results", results}
 	}
@@ -226,23 +220,8 @@ func TestFBInterruptAndResume(t *testing.T) {
 	require.Equal(t, 0, code, out)
 	wholeDir := fbRunDir(t, whole)
 	assert.Equal(t, fbComparable(t, fbFileRecords(t, wholeDir)), fbComparable(t, resumed), "the resumed run's records equal an uninterrupted run's")
-	assert.Equal(t, fbSummaryWithoutTimings(t, wholeDir), fbSummaryWithoutTimings(t, runDir), "and so does its summary")
-	assert.Equal(t, fbPageWithoutTimings(t, wholeDir), fbPageWithoutTimings(t, runDir), "and its report page")
-}
-
-// fbPageWithoutTimings reads a run's HTML report with its stamps and
-// timings blanked.
-func fbPageWithoutTimings(t *testing.T, runDir string) string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(runDir, "featherbench", "report-*.html"))
-	require.NoError(t, err)
-	require.Len(t, files, 1)
-	data, err := os.ReadFile(files[0])
-	require.NoError(t, err)
-	s := regexp.MustCompile(`\d{8}T\d{6}Z`).ReplaceAllString(string(data), "STAMP")
-	s = regexp.MustCompile(`"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"`).ReplaceAllString(s, `"TIME"`)
-	s = regexp.MustCompile(`\b\d+\.\d{5,}(e-\d+)?\b`).ReplaceAllString(s, "SECONDS") // latency and wall time
-	return regexp.MustCompile(`\d+\.\d+ ?s\b`).ReplaceAllString(s, "Ns")
+	assert.Equal(t, fbFileWithoutTimings(t, wholeDir, "summary-*.md"), fbFileWithoutTimings(t, runDir, "summary-*.md"), "and so does its summary")
+	assert.Equal(t, fbFileWithoutTimings(t, wholeDir, "report-*.html"), fbFileWithoutTimings(t, runDir, "report-*.html"), "and its report page")
 }
 
 // TestFBResumeRetryErrors: a run whose provider failed one model's every
@@ -266,11 +245,7 @@ func TestFBResumeRetryErrors(t *testing.T) {
 		return script(r)
 	})
 	dir := t.TempDir()
-	cat := filepath.Join(dir, "models.json")
-	require.NoError(t, os.WriteFile(cat, []byte(`{
-		"good":  {"backend": "openai", "enabled": true, "base_url": "`+s.URL+`", "model": "vendor/good", "max_tokens": 1000, "sampling": {"temperature": 0}},
-		"shaky": {"backend": "openai", "enabled": true, "base_url": "`+s.URL+`", "model": "vendor/shaky"}
-	}`), 0o644))
+	cat := fbTwoModels(t, s, "vendor/shaky")
 	results := filepath.Join(dir, "results")
 	args := []string{"-fb.catalog", cat, "-fb.tasks-dir", fbTestTasks, "-fb.concurrency", "4", "-fb.no-rubric", "-api.attempts", "1", "-results", results}
 

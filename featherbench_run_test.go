@@ -140,6 +140,19 @@ func fbFakeScript(prompts map[string]string) fakeserver.Script {
 	}
 }
 
+// fbTwoModels writes a catalog of fbFakeScript's two models on s: good
+// (max_tokens 1000, temperature 0) and shaky at shakySlug (nothing
+// declared), both enabled.
+func fbTwoModels(t *testing.T, s *fakeserver.Server, shakySlug string) string {
+	t.Helper()
+	cat := filepath.Join(t.TempDir(), "models.json")
+	require.NoError(t, os.WriteFile(cat, []byte(`{
+		"good":  {"backend": "openai", "enabled": true, "base_url": "`+s.URL+`", "model": "vendor/good", "max_tokens": 1000, "sampling": {"temperature": 0}},
+		"shaky": {"backend": "openai", "enabled": true, "base_url": "`+s.URL+`", "model": "`+shakySlug+`"}
+	}`), 0o644))
+	return cat
+}
+
 // TestFBThroughFakeServer runs the test task set end to end:
 // a catalog file, the backend registry, the OpenAI-compatible backend
 // speaking the real wire format to an in-process server, the pool, the

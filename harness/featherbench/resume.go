@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/feather-eval/feather/harness/atomicfile"
 )
@@ -68,8 +67,8 @@ func LoadResume(dir, runID string, tasks []Task) (*Resume, error) {
 	for _, t := range tasks {
 		hashes[t.ID] = t.Hash
 	}
-	lines := lineNumbers(data)
-	r.lines = nonBlankLines(data)
+	var lines []int
+	r.lines, lines = recordLines(data)
 	for i, rec := range recs {
 		at := fmt.Sprintf("%s:%d", r.Path, lines[i])
 		if rec.RunID != runID {
@@ -161,27 +160,17 @@ func joinLines(lines [][]byte) []byte {
 	return b.Bytes()
 }
 
-// nonBlankLines lists the file's non-blank lines, without their newline.
-func nonBlankLines(data []byte) [][]byte {
-	var out [][]byte
-	for _, l := range bytes.Split(data, []byte("\n")) {
+// recordLines lists the file's non-blank lines (without their newline)
+// and the 1-based number of each, as readRecords numbers them: one per
+// record.
+func recordLines(data []byte) (lines [][]byte, numbers []int) {
+	for i, l := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(l)) > 0 {
-			out = append(out, bytes.TrimRight(l, "\r"))
+			lines = append(lines, bytes.TrimRight(l, "\r"))
+			numbers = append(numbers, i+1)
 		}
 	}
-	return out
-}
-
-// lineNumbers lists the 1-based line of each non-blank line, as
-// readRecords numbers them.
-func lineNumbers(data []byte) []int {
-	var out []int
-	for i, l := range strings.Split(string(data), "\n") {
-		if strings.TrimSpace(l) != "" {
-			out = append(out, i+1)
-		}
-	}
-	return out
+	return lines, numbers
 }
 
 // Finished reports whether the run already recorded this trial.

@@ -65,10 +65,6 @@ func same(r lm.GenerateResult) func(int) lm.GenerateResult {
 	return func(int) lm.GenerateResult { return r }
 }
 
-func refusal(category string, ttft time.Duration, in int, usd *float64) lm.GenerateResult {
-	return lm.GenerateResult{StopReason: lm.StopRefusal, RefusalCategory: category, TTFT: ttft, Wall: 5 * ttft, InputTokens: in, CostUSD: usd}
-}
-
 const (
 	goodAdd = "```python\ndef add(a, b):\n    return a + b\n```"
 	badAdd  = "```python\ndef add(a, b):\n    return a - b\n```"

@@ -8,6 +8,7 @@ package interrupt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,7 +28,7 @@ type Watcher struct {
 }
 
 // ErrInterrupted is the cause of both contexts when a signal ended them.
-var ErrInterrupted = fmt.Errorf("interrupted")
+var ErrInterrupted = errors.New("interrupted")
 
 // New returns a Watcher that no signal reaches: Interrupt drives it (tests,
 // and Watch's signal loop).

@@ -216,6 +216,17 @@ func TestAPIKeyFromVariableAtCallTime(t *testing.T) {
 	assert.Contains(t, res[0].Err.Error(), "the key variable VLLM_API_KEY (api_key_env) is not set")
 }
 
+func TestBaseURL(t *testing.T) {
+	m, err := openai.New(catalog.Entry{Key: "k", Backend: catalog.OpenAI, BaseURL: "http://127.0.0.1:8000/v1/", Model: "m"}, openai.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, "http://127.0.0.1:8000/v1", m.BaseURL())
+	for override, want := range map[string]string{"": openai.OpenRouterBaseURL, "http://127.0.0.1:5555/v1/": "http://127.0.0.1:5555/v1"} {
+		m, err := openai.New(catalog.Entry{Key: "k", Backend: catalog.OpenRouter, Model: "a/b"}, openai.Options{Getenv: env(openai.OpenRouterBaseURLEnv, override)})
+		require.NoError(t, err)
+		assert.Equal(t, want, m.BaseURL(), "OPENROUTER_BASE_URL=%q", override)
+	}
+}
+
 func TestOpenRouterMissingKey(t *testing.T) {
 	s := fakeserver.Start(t, nil)
 	m := openRouter(t, s, catalog.Entry{Key: "k"}, openai.Options{Getenv: env(openai.OpenRouterBaseURLEnv, s.URL)})

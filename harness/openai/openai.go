@@ -164,6 +164,10 @@ func (m *Model) Close() error {
 	return nil
 }
 
+// BaseURL is the endpoint requests go to: the entry's base_url, or
+// OpenRouter's (OPENROUTER_BASE_URL when set), without a trailing slash.
+func (m *Model) BaseURL() string { return m.baseURL }
+
 // chat reports whether requests go to the chat-completions endpoint.
 func (m *Model) chat() bool { return m.openRouter || m.entry.Chat != "no" }
 

@@ -32,7 +32,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/feather-eval/feather/harness/catalog"
@@ -43,19 +42,15 @@ import (
 // every key, so old entries are simply never found again.
 const Schema = 1
 
-// openRouterBaseURLEnv is where the openrouter backend reads an endpoint
-// override (harness/openai's OpenRouterBaseURLEnv); not importing that
-// backend keeps this package free of HTTP clients.
-const openRouterBaseURLEnv = "OPENROUTER_BASE_URL"
-
 // ModelID is everything about a catalog entry that can change a model's
-// answer. Build it with FromEntry; the JSON names are the catalog's.
+// answer. Build it with ForModel (or FromEntry); the JSON names are the
+// catalog's.
 //
 // Included: the catalog key (entries are never shared across models), the
-// backend, the model name or slug, the endpoint (base_url, url, and for
-// openrouter the OPENROUTER_BASE_URL override), routing (provider_order),
-// reasoning effort, max_tokens and sampling (backends fill in undeclared
-// request fields from them), structured_outputs, chat mode, the local
+// backend, the model name or slug, the endpoint (base_url and url; under
+// ForModel, the one the backend resolved, such as OPENROUTER_BASE_URL),
+// routing (provider_order), reasoning effort, max_tokens and sampling
+// (backends fill in undeclared request fields from them), structured_outputs, chat mode, the local
 // model (resolved path or built-in, variant, execution provider: CPU and
 // CUDA kernels may round differently and flip a greedy token), the http
 // backend's request template and response path, and a SHA-256 of the
@@ -87,9 +82,24 @@ type ModelID struct {
 	HeadersSHA256     string          `json:"headers_sha256,omitempty"`
 }
 
-// FromEntry is the identity of a loaded catalog entry. For an openrouter
-// entry it reads OPENROUTER_BASE_URL, as the backend does, so answers from
-// a test server are never served for the real endpoint.
+// Endpointer is a backend that reports the endpoint it resolved (the
+// openai backend: base_url, OpenRouter's, or OPENROUTER_BASE_URL).
+type Endpointer interface{ BaseURL() string }
+
+// ForModel is the identity of an opened model: FromEntry, with the
+// endpoint the backend resolved when it reports one (Endpointer), so an
+// answer from a test server is never served for the real endpoint. The
+// backend, not this package, knows where its requests go.
+func ForModel(e catalog.Entry, m any) ModelID {
+	id := FromEntry(e)
+	if ep, ok := m.(Endpointer); ok {
+		id.BaseURL = ep.BaseURL()
+	}
+	return id
+}
+
+// FromEntry is the identity of a loaded catalog entry, with the catalog's
+// base_url (ForModel uses the one the backend resolved).
 func FromEntry(e catalog.Entry) ModelID {
 	id := ModelID{
 		Key:               e.Key,
@@ -114,9 +124,6 @@ func FromEntry(e catalog.Entry) ModelID {
 	}
 	if e.Path != "" {
 		id.Path = e.ResolvedPath()
-	}
-	if id.Backend == catalog.OpenRouter && id.BaseURL == "" {
-		id.BaseURL = strings.TrimRight(os.Getenv(openRouterBaseURLEnv), "/")
 	}
 	if len(e.Headers) > 0 {
 		b, _ := json.Marshal(e.Headers) // a map of strings always encodes; keys sorted

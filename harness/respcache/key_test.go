@@ -20,7 +20,6 @@ const goldenCanonical = `{"schema":1,"model":{"key":"fable","backend":"openroute
 // omitempty, another encoder) silently drops every stored answer, so it
 // must be a deliberate Schema bump.
 func TestKeyGolden(t *testing.T) {
-	t.Setenv("OPENROUTER_BASE_URL", "")
 	k, err := respcache.NewKey(respcache.FromEntry(goldenEntry()), goldenRequest(), 3)
 	require.NoError(t, err)
 	assert.Equal(t, goldenCanonical, string(k.Canonical()))
@@ -30,7 +29,6 @@ func TestKeyGolden(t *testing.T) {
 }
 
 func TestFromEntry(t *testing.T) {
-	t.Setenv("OPENROUTER_BASE_URL", "")
 	t.Setenv("RESPCACHE_TEST_HEADER", "secret-header-value")
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -77,15 +75,27 @@ func TestFromEntry(t *testing.T) {
 	}
 }
 
-func TestFromEntryReadsTheOpenRouterOverride(t *testing.T) {
+type endpoint string
+
+func (e endpoint) BaseURL() string { return string(e) }
+
+// ForModel keys on the endpoint the backend resolved (an openrouter entry's
+// comes from OPENROUTER_BASE_URL), so a test server's answers are never
+// served for the real endpoint.
+func TestForModelUsesTheBackendsEndpoint(t *testing.T) {
 	e := catalog.Entry{Key: "x", Backend: catalog.OpenRouter, Model: "a/b", ProviderOrder: []string{"a"}}
-	t.Setenv("OPENROUTER_BASE_URL", "http://127.0.0.1:5555/v1/")
-	assert.Equal(t, "http://127.0.0.1:5555/v1", respcache.FromEntry(e).BaseURL)
+	assert.Equal(t, "", respcache.FromEntry(e).BaseURL)
+	assert.Equal(t, "http://127.0.0.1:5555/v1", respcache.ForModel(e, endpoint("http://127.0.0.1:5555/v1")).BaseURL)
+	assert.Equal(t, respcache.FromEntry(e), respcache.ForModel(e, struct{}{}), "a backend that does not say keeps the catalog's")
+	real, err := respcache.NewKey(respcache.ForModel(e, endpoint("https://openrouter.ai/api/v1")), lm.GenerateRequest{}, 1)
+	require.NoError(t, err)
+	test, err := respcache.NewKey(respcache.ForModel(e, endpoint("http://127.0.0.1:5555/v1")), lm.GenerateRequest{}, 1)
+	require.NoError(t, err)
+	assert.NotEqual(t, real.Hex(), test.Hex())
 }
 
 // Anything that can change the answer changes the key.
 func TestKeyChanges(t *testing.T) {
-	t.Setenv("OPENROUTER_BASE_URL", "")
 	base, err := respcache.NewKey(respcache.FromEntry(goldenEntry()), goldenRequest(), 3)
 	require.NoError(t, err)
 	for _, tc := range []struct {
@@ -140,7 +150,6 @@ func TestKeyChanges(t *testing.T) {
 
 // What cannot change the answer leaves the key alone.
 func TestKeyIgnores(t *testing.T) {
-	t.Setenv("OPENROUTER_BASE_URL", "")
 	base, err := respcache.NewKey(respcache.FromEntry(goldenEntry()), goldenRequest(), 3)
 	require.NoError(t, err)
 	for _, tc := range []struct {

@@ -8,6 +8,7 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -33,6 +34,17 @@ func ORT(t testing.TB) {
 	if err := ortlib.Init(); err != nil {
 		missing(t, "ONNX Runtime unavailable: %v", err)
 	}
+}
+
+// GoCommand is the go command on PATH, for tests that run `go test` as a
+// user would; without one the test skips (fails under make test).
+func GoCommand(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("go")
+	if err != nil {
+		missing(t, "no go command on PATH to run a child `go test` with: %v", err)
+	}
+	return p
 }
 
 // RepoRoot is the module root (the directory holding go.mod).
