@@ -58,7 +58,7 @@ func TestTokenize(t *testing.T) {
 }
 
 func TestTokenizeGPT2(t *testing.T) {
-	dir := testenv.SharedTokenizer(t, "gpt2")
+	dir := testenv.Tokenizer("gpt2")
 	code, out, errOut := runTokenizeCmd([]string{"--model", dir}, `["Hello world", " <|endoftext|>", "\n\nAnswer:"]`)
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, "[[15496,995],[220,50256],[198,198,33706,25]]\n", out)

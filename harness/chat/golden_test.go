@@ -57,11 +57,11 @@ func loadGoldenTemplate(t testing.TB, g golden, name string) *chat.Template {
 	require.True(t, ok, "golden case names unknown template %q", name)
 	var tpl *chat.Template
 	switch {
-	case info.Origin == "shared:tokenizers/chat-templates.json":
+	case info.Origin == "testdata:tokenizers/chat-templates.json":
 		var file struct {
 			Templates map[string]string `json:"templates"`
 		}
-		data, err := os.ReadFile(testenv.SharedFile(t, "tokenizers/chat-templates.json"))
+		data, err := os.ReadFile(testenv.ChatTemplates())
 		require.NoError(t, err)
 		require.NoError(t, json.Unmarshal(data, &file))
 		src, ok := file.Templates[info.Key]

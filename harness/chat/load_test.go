@@ -198,7 +198,7 @@ func TestLoadBadInput(t *testing.T) {
 
 func TestLoadRealFolders(t *testing.T) {
 	t.Run("SmolLM-135M base has no template", func(t *testing.T) {
-		_, err := chat.Load(testenv.SharedTokenizer(t, "smollm-135m"))
+		_, err := chat.Load(testenv.Tokenizer("smollm-135m"))
 		assert.ErrorIs(t, err, chat.ErrNoTemplate)
 	})
 	t.Run("llama2 package has a null template", func(t *testing.T) {

@@ -27,7 +27,7 @@ func TestChatPromptGolden(t *testing.T) {
 			EOS *string `json:"eos_token"`
 		} `json:"special_tokens"`
 	}
-	b, err := os.ReadFile(testenv.SharedFile(t, "tokenizers/chat-templates.json"))
+	b, err := os.ReadFile(testenv.ChatTemplates())
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &file))
 

@@ -32,8 +32,8 @@ func TestItemsFit512Tokens(t *testing.T) {
 		name string
 		dir  func(t *testing.T) string
 	}{
-		{"gpt2", func(t *testing.T) string { return testenv.SharedTokenizer(t, "gpt2") }},
-		{"smollm-135m", func(t *testing.T) string { return testenv.SharedTokenizer(t, "smollm-135m") }},
+		{"gpt2", func(t *testing.T) string { return testenv.Tokenizer("gpt2") }},
+		{"smollm-135m", func(t *testing.T) string { return testenv.Tokenizer("smollm-135m") }},
 		{"llama2", func(t *testing.T) string { return testenv.NPMTokenizer(t, "llama2") }},
 		{"qwen3", func(t *testing.T) string { return testenv.NPMTokenizer(t, "qwen3") }},
 	} {

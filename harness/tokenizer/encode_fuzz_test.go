@@ -13,7 +13,7 @@ import (
 )
 
 // FuzzEncodeDecode runs arbitrary bytes, invalid UTF-8 included, through
-// the GPT-2 and SmolLM tokenizers of ../shared/tokenizers, seeded with the
+// the GPT-2 and SmolLM tokenizers vendored in testdata/tokenizers, seeded with the
 // parity corpus. Both are byte-level BPE without a normalizer, so the only
 // text lost is bytes the vocabulary lacks: decode(encode(s)) is s for
 // SmolLM less those bytes, and for GPT-2 it is s after
@@ -35,7 +35,7 @@ func FuzzEncodeDecode(f *testing.F) {
 	}
 	var toks []lossless
 	for _, name := range []string{"gpt2", "smollm-135m"} {
-		tok, err := Load(testenv.SharedTokenizer(f, name))
+		tok, err := Load(testenv.Tokenizer(name))
 		if err != nil {
 			f.Fatalf("loading %s: %v", name, err)
 		}

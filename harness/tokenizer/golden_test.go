@@ -22,8 +22,8 @@ var goldenTokenizers = []struct {
 	name string
 	dir  func(testing.TB) string
 }{
-	{"gpt2", func(t testing.TB) string { return testenv.SharedTokenizer(t, "gpt2") }},
-	{"smollm-135m", func(t testing.TB) string { return testenv.SharedTokenizer(t, "smollm-135m") }},
+	{"gpt2", func(t testing.TB) string { return testenv.Tokenizer("gpt2") }},
+	{"smollm-135m", func(t testing.TB) string { return testenv.Tokenizer("smollm-135m") }},
 	{"llama2", func(t testing.TB) string { return testenv.NPMTokenizer(t, "llama2") }},
 	{"qwen3", func(t testing.TB) string { return testenv.NPMTokenizer(t, "qwen3") }},
 	{"llama3", func(t testing.TB) string { return testenv.NPMTokenizer(t, "llama3") }},

@@ -24,7 +24,7 @@ import (
 // numbers they part only where Digits changes the pieces: Unicode digits
 // outside ASCII, and digits after two or more spaces.
 func TestSlowFilesMatchTokenizerJSON(t *testing.T) {
-	src := testenv.SharedTokenizer(t, "smollm-135m")
+	src := testenv.Tokenizer("smollm-135m")
 	dir := t.TempDir()
 	for _, f := range []string{"vocab.json", "merges.txt", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json", "config.json"} {
 		data, err := os.ReadFile(filepath.Join(src, f))

@@ -2,8 +2,7 @@
 // transformers.js's apply_chat_template(..., {tokenize: false}), the
 // reference harness/chat must match byte for byte.
 //
-// Templates come from ../shared/tokenizers/chat-templates.json (beside the
-// repository) and from the tokenizer_config.json of the npm tokenizer
+// Templates come from testdata/tokenizers/chat-templates.json and from the tokenizer_config.json of the npm tokenizer
 // packages that `make deps` unpacks into the cache. Each golden names its
 // template and records the sha256 of the template source, so the Go test
 // can prove it rendered the same text.
@@ -23,7 +22,7 @@ env.localModelPath = '/';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..', '..');
-const shared = resolve(repo, '..', 'shared');
+const vendored = join(repo, 'testdata', 'tokenizers');
 const cache = process.env.FEATHER_CACHE ||
   join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'feather');
 const out = join(repo, 'testdata', 'chat', 'golden.json');
@@ -159,14 +158,14 @@ const badAlternation = [
 const plain = ['single', 'multi-turn', 'multi-turn-no-system', 'unicode'];
 const templates = {};
 
-async function sharedTemplates() {
-  const file = join(shared, 'tokenizers', 'chat-templates.json');
-  if (!existsSync(file)) throw new Error(`${file} is missing; it lives in ../shared beside the repository`);
+async function vendoredTemplates() {
+  const file = join(vendored, 'chat-templates.json');
+  if (!existsSync(file)) throw new Error(`${file} is missing from the checkout`);
   const data = readJSON(file);
   // transformers.js needs a tokenizer to apply a template to; the GPT-2
   // tokenizer.json serves, with only the template and its special tokens
   // in the config so no other token reaches the template.
-  const gpt2 = readJSON(join(shared, 'tokenizers', 'gpt2', 'tokenizer.json'));
+  const gpt2 = readJSON(join(vendored, 'gpt2', 'tokenizer.json'));
   const plans = {
     smollm2: [...plain, 'featherweight-plain'],
     tinyllama: [...plain, 'featherweight-plain'],
@@ -179,7 +178,7 @@ async function sharedTemplates() {
     const config = { chat_template: source };
     for (const k of ['bos_token', 'eos_token']) if (special[k] != null) config[k] = special[k];
     templates[name] = {
-      origin: 'shared:tokenizers/chat-templates.json',
+      origin: 'testdata:tokenizers/chat-templates.json',
       key: name,
       sha256: sha256(source),
       bos_token: special.bos_token ?? null,
@@ -216,7 +215,7 @@ async function npmTemplates() {
   }
 }
 
-await sharedTemplates();
+await vendoredTemplates();
 await npmTemplates();
 
 // ---- render --------------------------------------------------------------

@@ -16,12 +16,12 @@ import { fileURLToPath } from 'node:url';
 import { PreTrainedTokenizer } from '@huggingface/transformers';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const shared = resolve(repo, '..', 'shared');
+const vendored = join(repo, 'testdata', 'tokenizers');
 const golden = join(repo, 'testdata', 'featherweight', 'golden');
 const readJSON = (p) => JSON.parse(readFileSync(p, 'utf8'));
 
-const data = readJSON(join(shared, 'tokenizers', 'chat-templates.json'));
-const gpt2 = readJSON(join(shared, 'tokenizers', 'gpt2', 'tokenizer.json'));
+const data = readJSON(join(vendored, 'chat-templates.json'));
+const gpt2 = readJSON(join(vendored, 'gpt2', 'tokenizer.json'));
 
 for (const name of ['smollm2', 'tinyllama']) {
   const config = { chat_template: data.templates[name], ...data.special_tokens[name] };

