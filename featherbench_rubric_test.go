@@ -30,7 +30,7 @@ import (
 )
 
 var (
-	optFBJudge       = options.String("fb.judge", rubric.DefaultJudge, "comma-separated catalog keys of the rubric judges, looked up in -fb.catalog even when they are not contestants (all: every model)")
+	optFBJudge       = options.String("fb.judge", rubric.DefaultJudge, "comma-separated catalog keys of the rubric judges, looked up in -fb.catalog even when they are not contestants (all: every model but the built-in smoke model)")
 	optFBNoRubric    = options.Bool("fb.no-rubric", false, "skip LLM rubric judging: no judge is opened or called")
 	optFBJudgePrompt = options.String("fb.judge-prompt", "", "a judge prompt template file (Go text/template) to use instead of the built-in one")
 )
@@ -87,7 +87,7 @@ func fbRubricSetup(r *fbRun, logf func(format string, args ...any)) error {
 	if len(keys) == 0 {
 		keys = []string{rubric.DefaultJudge}
 	}
-	entries, err := cat.Select(keys)
+	entries, err := fbSelect(cat, keys, "-fb.judge")
 	if err != nil {
 		return fmt.Errorf("-fb.judge: %w", err)
 	}

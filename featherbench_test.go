@@ -28,7 +28,7 @@ import (
 
 var (
 	optFBCatalog     = options.String("fb.catalog", "models/models.json", "Featherbench's model catalog")
-	optFBModels      = options.String("fb.models", "", "comma-separated catalog keys for Featherbench (default: -models; all: the whole catalog)")
+	optFBModels      = options.String("fb.models", "", "comma-separated catalog keys for Featherbench (default: -models; all: the whole catalog but the built-in smoke model)")
 	optFBTasksDir    = options.String("fb.tasks-dir", "tasks", "directory of Featherbench task files, <category>-<name>.json")
 	optFBTasks       = options.String("fb.tasks", "", "comma-separated task ids to run (exact ids; combines with -fb.categories as an intersection)")
 	optFBCategories  = options.String("fb.categories", "", "comma-separated task categories to run (combines with -fb.tasks as an intersection)")
@@ -129,7 +129,14 @@ func runFeatherbench(t *testing.T, c fbConfig) []featherbench.Record {
 	if tasks, err = featherbench.Filter(tasks, c.TaskIDs, c.Categories); err != nil {
 		t.Fatal(err)
 	}
-	entries := selectModels(t, c.Catalog, c.Models)
+	cat, err := catalog.Load(c.Catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := fbSelect(cat, c.Models, "-fb.models")
+	if err != nil {
+		t.Fatal(err)
+	}
 	filter := c.Filter
 	if filter == nil {
 		filter = runfilter.FromFlags()

@@ -66,7 +66,8 @@ func TestFeatherweight(t *testing.T) {
 }
 
 // fwCheckItem decides an item's subtest: a missing answer is a harness
-// error; a wrong answer is the model's result unless -strict.
+// error (the item also counts as wrong in the score); a wrong answer is
+// the model's result unless -strict.
 func fwCheckItem(t *testing.T, model string, r featherweight.Record) {
 	t.Helper()
 	if r.Error != "" {
@@ -179,15 +180,17 @@ func fwSave(t *testing.T, data featherweight.DataInfo, r featherweight.ModelResu
 	}
 	for _, s := range featherweight.Summarize([]featherweight.ModelResult{r}) {
 		t.Logf("%s %s: %.1f%% (%d/%d, 95%% CI %.1f–%.1f), %d parse errors%s", r.Model.Key, s.Style, s.ScorePct,
-			s.Correct, s.N, s.CILowPct, s.CIHighPct, s.ParseErrors, errorsNote(s.Errors))
+			s.Correct, s.N, s.CILowPct, s.CIHighPct, s.ParseErrors, errorsNote(s))
 	}
 }
 
-func errorsNote(n int) string {
-	if n == 0 {
+// errorsNote marks a score with failed requests as incomplete: they count
+// as wrong, and their item subtests have failed.
+func errorsNote(s featherweight.Summary) string {
+	if !s.Incomplete {
 		return ""
 	}
-	return fmt.Sprintf(", %d not scored (no answer)", n)
+	return fmt.Sprintf(", incomplete: %d failed requests counted as wrong", s.Errors)
 }
 
 // TestFWRunFilterCutsWork: only the items a -run pattern selects reach the

@@ -13,6 +13,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	github.com/yalue/onnxruntime_go v1.27.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.47.0
 	golang.org/x/text v0.44.0
 	golang.org/x/tools v0.52.0
 	google.golang.org/protobuf v1.36.12

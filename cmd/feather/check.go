@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/checkers"
 	"github.com/feather-eval/feather/harness/featherbench"
+	"github.com/feather-eval/feather/harness/jsonpos"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/sandbox"
 )
@@ -78,19 +80,40 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 1
 }
 
+// callsExample is the shape a tool-calls file takes, for error messages.
+const callsExample = `[{"name": "get_weather", "args": {"location": "Paris"}}]`
+
 // readToolCalls reads a list of {"name", "args"} objects; args may also be
-// the arguments string exactly as an API returned it.
+// the arguments string exactly as an API returned it. A file of another
+// shape gets a sentence saying what it holds and what to write instead.
 func readToolCalls(path string) ([]lm.ToolCall, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading tool calls: %w", err)
 	}
-	var items []map[string]json.RawMessage
-	if err := json.Unmarshal(data, &items); err != nil {
-		return nil, fmt.Errorf(`%s: %v; want a JSON list such as [{"name": "get_weather", "args": {"location": "Paris"}}]`, path, err)
+	var list []json.RawMessage
+	if err := json.Unmarshal(data, &list); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return nil, fmt.Errorf("%w; a tool-calls file is a JSON list such as %s", jsonpos.SyntaxError(path, data, err), callsExample)
+		}
+		hint := ""
+		if jsonpos.Kind(data) == "an object" {
+			hint = " (for one call, put it in a list: [ {...} ])"
+		}
+		return nil, fmt.Errorf("%s holds %s, not a list of calls%s; write a JSON list such as %s", path, jsonpos.Kind(data), hint, callsExample)
 	}
-	calls := make([]lm.ToolCall, len(items))
-	for i, it := range items {
+	calls := make([]lm.ToolCall, len(list))
+	for i, raw := range list {
+		var it map[string]json.RawMessage
+		if json.Unmarshal(raw, &it) != nil || it == nil {
+			return nil, fmt.Errorf(`%s: call [%d] is %s; each call is an object such as {"name": "get_weather", "args": {"location": "Paris"}}`, path, i, jsonpos.Kind(raw))
+		}
+		for key := range it {
+			if key != "name" && key != "args" {
+				return nil, fmt.Errorf(`%s: call [%d] has the field %q; a call has only "name" and "args" (the arguments object)`, path, i, key)
+			}
+		}
 		c := &calls[i]
 		if err := json.Unmarshal(it["name"], &c.Name); err != nil || c.Name == "" {
 			return nil, fmt.Errorf("%s: [%d].name: want the tool's name as a string", path, i)
@@ -109,7 +132,7 @@ func readToolCalls(path string) ([]lm.ToolCall, error) {
 				c.Args = nil // not JSON: the checker sees only RawArgs, as in a run
 			}
 		default:
-			return nil, fmt.Errorf("%s: [%d].args: want an object (or the arguments string an API returned)", path, i)
+			return nil, fmt.Errorf("%s: [%d].args is %s; want an object (or the arguments string an API returned)", path, i, jsonpos.Kind(raw))
 		}
 	}
 	return calls, nil

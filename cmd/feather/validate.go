@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sort"
 
 	"github.com/feather-eval/feather/harness/catalog"
 	"github.com/feather-eval/feather/harness/featherbench"
@@ -42,6 +40,7 @@ func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	tasks := fs.String("tasks", "", "a Featherbench task directory (default "+defaultTasksDir+")")
 	fw := fs.String("featherweight", "", "a Featherweight JSONL file (default "+defaultFWData+")")
 	mb := fs.String("microbench", "", "the μBench hand-written items folder (default "+defaultMBData+")")
+	tokDir := fs.String("tokenizer", "", "a tokenizer folder (tokenizer.json) that adds token-length columns to the shortcut audit")
 	if err := fs.Parse(args); err != nil {
 		return parseFailed(err)
 	}
@@ -49,12 +48,16 @@ func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return failer(stderr, "validate")(2, "unexpected argument %q; name files with -catalog, -tasks, -featherweight or -microbench", fs.Arg(0))
 	}
 	if len(catalogs) == 0 && *tasks == "" && *fw == "" && *mb == "" {
-		found, _ := filepath.Glob(defaultCatalogGlob)
-		sort.Strings(found)
-		catalogs = found
-		*tasks, *fw, *mb = defaultTasksDir, defaultFWData, defaultMBData
+		var err error
+		if catalogs, *tasks, *fw, *mb, err = repositoryDefaults(); err != nil {
+			return failer(stderr, "validate")(2, "%v", err)
+		}
 	}
 
+	tok, err := validateTokenizer(*tokDir)
+	if err != nil {
+		return failer(stderr, "validate")(2, "%v", err)
+	}
 	bad := 0
 	report := func(what, path string, err error, ok string) {
 		if err != nil {
@@ -84,11 +87,20 @@ func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *fw != "" {
 		ds, err := featherweight.Load(*fw)
-		ok := ""
+		ok, checkErr := "", err
 		if err == nil {
-			ok = fmt.Sprintf("%d items", len(ds.Items))
+			// The content checks: text that would turn a correct prose
+			// answer into a wrong letter or a parse error.
+			var rc featherweight.ReplyCheck
+			rc, checkErr = featherweight.CheckContent(ds)
+			ok = fmt.Sprintf("%d items, lint clean, %d realistic replies extract to the letter they mean", len(ds.Items), rc.Total)
 		}
-		report("featherweight", *fw, err, ok)
+		report("featherweight", *fw, checkErr, ok)
+		if err == nil {
+			if err := printFeatherweightAudit(stdout, ds.Items, tok); err != nil {
+				report("featherweight audit", *fw, err, "")
+			}
+		}
 	}
 	if *mb != "" {
 		ts, err := loadMicrobench(*mb)
@@ -101,6 +113,11 @@ func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			ok = fmt.Sprintf("%d tasks, %d items", len(ts), n)
 		}
 		report("microbench", *mb, err, ok)
+		if err == nil {
+			if err := printMicrobenchAudit(stdout, ts, tok); err != nil {
+				report("microbench audit", *mb, err, "")
+			}
+		}
 	}
 	if bad > 0 {
 		return 1

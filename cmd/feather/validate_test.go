@@ -26,7 +26,7 @@ func TestValidateRepositoryFiles(t *testing.T) {
 		"-microbench", "../../testdata/microbench")
 	assert.Equal(t, 0, code, out)
 	assert.Contains(t, out, "ok   catalog ../../models/models.json: 16 models, 10 enabled\n")
-	assert.Contains(t, out, "ok   featherweight ../../testdata/featherweight/featherweight.jsonl: 100 items\n")
+	assert.Contains(t, out, "ok   featherweight ../../testdata/featherweight/featherweight.jsonl: 100 items, lint clean, 7200 realistic replies extract to the letter they mean\n")
 	assert.Contains(t, out, "ok   microbench ../../testdata/microbench: 18 tasks, 1060 items\n")
 }
 
@@ -42,6 +42,29 @@ func TestValidateReportsEveryBadFile(t *testing.T) {
 	assert.Contains(t, out, "FAIL catalog "+badCat+"\n"+badCat+`: model "a": an onnx model needs "path"`)
 	assert.Contains(t, out, "FAIL featherweight "+badFW+"\n")
 	assert.Contains(t, out, "FAIL microbench "+filepath.Join(dir, "nope")+"\n"+filepath.Join(dir, "nope")+" is not a folder")
+}
+
+// TestValidateFeatherweightContent: a file that loads but whose text
+// would misread correct prose answers fails, each problem on a line that
+// names the file, the line and the item.
+func TestValidateFeatherweightContent(t *testing.T) {
+	fw := filepath.Join(t.TempDir(), "fw.jsonl")
+	require.NoError(t, os.WriteFile(fw, []byte(`{"id": "geo01", "category": "geography", "question": "Which city is the capital of Japan?", "choices": ["Osaka", "Tokyo", "Kyoto", "Nagoya"], "answer": "B"}
+{"id": "lan02", "category": "language", "question": "Which of these words is a verb?", "choices": ["dog", "runs", "fast", "the"], "answer": "B"}
+`), 0o644))
+	code, out, _ := runCLI(t, "validate", "-featherweight", fw)
+	assert.Equal(t, 1, code, out)
+	// The content problems come first; the shortcut audit may follow.
+	want := "FAIL featherweight " + fw + "\n" +
+		fw + `:2: lan02 choices[3] (D): "the" is a function word, which almost any prose reply contains ("The answer is ..."); use a content word or phrase instead` + "\n" +
+		fw + `:2: lan02 choices[0] (A): the plain reply "The answer is dog." extracts as D (step choice_text), not A` + "\n" +
+		fw + `:2: lan02 choices[0] (A): the completion reply " The answer is dog." extracts as D (step choice_text), not A` + "\n" +
+		fw + `:2: lan02 choices[1] (B): the plain reply "The answer is runs." extracts as D (step choice_text), not B` + "\n" +
+		fw + `:2: lan02 choices[1] (B): the completion reply " The answer is runs." extracts as D (step choice_text), not B` + "\n" +
+		fw + `:2: lan02 choices[2] (C): the plain reply "The answer is fast." extracts as D (step choice_text), not C` + "\n" +
+		fw + `:2: lan02 choices[2] (C): the completion reply " The answer is fast." extracts as D (step choice_text), not C` + "\n" +
+		fw + ": 1 lint problem; 6 of 144 realistic replies extract to the wrong letter (6) or to nothing (0); reword the items named above and rerun feather validate -featherweight " + fw + "\n"
+	assert.Equal(t, want, out[:min(len(out), len(want))])
 }
 
 func TestValidateUsage(t *testing.T) {

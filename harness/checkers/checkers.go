@@ -43,6 +43,14 @@ var (
 	registry = map[string]Compiler{}
 )
 
+// retired maps checker types that tasks may still name to the fix, so an
+// old task file gets a sentence instead of a bare "unknown type".
+var retired = map[string]string{
+	// max_words counted list bullets and table pipes as words, failing an
+	// answer of exactly the allowed length.
+	"max_words": `write {"type": "word_count", "max": N} instead (it counts only words that hold a letter or digit)`,
+}
+
 // Register adds a checker type. Registering a type twice panics: it is a
 // wiring mistake, not user input.
 func Register(typ string, c Compiler) {
@@ -107,6 +115,9 @@ func compileNode(path string, raw json.RawMessage) (Check, error) {
 	compile, ok := registry[s.Type]
 	mu.RUnlock()
 	if !ok {
+		if fix, was := retired[s.Type]; was {
+			return Check{}, fmt.Errorf("%s.type: %q is no longer a checker type; %s", path, s.Type, fix)
+		}
 		return Check{}, fmt.Errorf("%s.type: unknown checker type %q; registered types: %s", path, s.Type, strings.Join(Types(), ", "))
 	}
 	s.Decode("label", &s.Label)

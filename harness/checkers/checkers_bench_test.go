@@ -16,6 +16,10 @@ func BenchmarkTextCheckers(b *testing.B) {
 		{"not_contains-whole_word", `{"type": "not_contains", "values": ["bacon", "chicken", "beef"], "whole_word": true}`},
 		{"regex-lookahead", `{"type": "regex", "pattern": "(?i)\\A(?!.*(?<!no )\\bmeat\\b(?!-free))"}`},
 		{"numeric_close", `{"type": "numeric_close", "value": 4}`},
+		{"not_regex-plain-unless", `{"type": "not_regex", "pattern": "(?i)\\bchickpeas?\\b", "view": "plain", "unless": "negated"}`},
+		{"labelled_number", `{"type": "labelled_number", "at": "(?i)serves", "value": 4}`},
+		{"itemised_total", `{"type": "itemised_total", "max": 100, "total_required": true}`},
+		{"word_count-plain", `{"type": "word_count", "max": 5000, "view": "plain"}`},
 	} {
 		f, err := Compile("checker", json.RawMessage(c.spec))
 		if err != nil {

@@ -23,28 +23,51 @@ var numberRE = regexp.MustCompile(`[-+]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|
 // sign only when it does not follow a letter or digit, so "COVID-19" is 19
 // and "2026-07-04" is 2026, 7, 4; "−" (U+2212) is a minus sign.
 func Numbers(text string) []float64 {
-	text = strings.ReplaceAll(text, "\u2212", "-")
 	var out []float64
+	for _, sp := range numberSpans(text) {
+		out = append(out, sp.val)
+	}
+	return out
+}
+
+// numberSpan is a number and where it was written: text[start:end].
+type numberSpan struct {
+	val        float64
+	start, end int
+}
+
+func numberSpans(text string) []numberSpan {
+	var out []numberSpan
 	for _, loc := range numberRE.FindAllStringIndex(text, -1) {
-		s := text[loc[0]:loc[1]]
+		start := loc[0]
+		s := text[start:loc[1]]
 		if s[0] == '-' || s[0] == '+' {
-			if r, _ := utf8.DecodeLastRuneInString(text[:loc[0]]); loc[0] > 0 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-				s = s[1:]
+			if r, _ := utf8.DecodeLastRuneInString(text[:start]); start > 0 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+				s, start = s[1:], start+1
+			}
+		}
+		neg := false
+		if r, size := utf8.DecodeLastRuneInString(text[:start]); start > 0 && r == '\u2212' && s[0] != '-' && s[0] != '+' {
+			if r2, _ := utf8.DecodeLastRuneInString(text[:start-size]); start-size == 0 || !(unicode.IsLetter(r2) || unicode.IsDigit(r2)) {
+				neg, start = true, start-size
 			}
 		}
 		f, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
 		if err == nil {
-			out = append(out, f)
+			if neg {
+				f = -f
+			}
+			out = append(out, numberSpan{f, start, loc[1]})
 		}
 	}
 	return out
 }
 
-// numeric_close: a number from the response is within tolerance of value:
-// |got - value| <= max(abs_tol, rel_tol * |value|) (both default to 0, an
-// exact match). The number is the last one in the response; with pattern
-// (Python syntax), it is the pattern's first capture group when it has one,
-// else the first number after the pattern's first match.
+// numeric_close: a number from the scoped response is within tolerance of
+// value: |got - value| <= max(abs_tol, rel_tol * |value|) (both default to
+// 0, an exact match). The number is the last one in the response; with
+// pattern (Python syntax), it is the pattern's first capture group when it
+// has one, else the first number after the pattern's first match.
 func compileNumericClose(s *Spec) (Func, error) {
 	var want, abs, rel float64
 	var pattern string
@@ -52,6 +75,7 @@ func compileNumericClose(s *Spec) (Func, error) {
 	s.Decode("abs_tol", &abs)
 	s.Decode("rel_tol", &rel)
 	hasPattern := s.Decode("pattern", &pattern)
+	sc := readScope(s, true)
 	if s.Err() != nil {
 		return nil, s.Err()
 	}
@@ -69,16 +93,20 @@ func compileNumericClose(s *Spec) (Func, error) {
 	}
 	tol := math.Max(abs, rel*math.Abs(want))
 	return func(_ context.Context, r Response) (bool, string, error) {
-		got, from, err := extractNumber(r.Text, re, pattern)
+		d, err := sc.apply(r.Text)
+		if err != nil {
+			return false, "", err
+		}
+		got, from, sp, err := extractNumber(d.Text, re, pattern)
 		if err != nil {
 			return false, "", err
 		}
 		if from == "" {
-			return false, "no number found" + where(re, pattern), nil
+			return false, d.withNote("no number found" + where(re, pattern)), nil
 		}
 		diff := math.Abs(got - want)
-		verdict := fmt.Sprintf("%s (%s); want %s ± %s, off by %s", fmtNum(got), from, fmtNum(want), fmtNum(tol), fmtNum(diff))
-		return diff <= tol, verdict, nil
+		verdict := fmt.Sprintf("read %s (%s) %s; want %s ± %s, off by %s", fmtNum(got), from, d.where(sp.start, sp.end-sp.start), fmtNum(want), fmtNum(tol), fmtNum(diff))
+		return diff <= tol, d.withNote(verdict), nil
 	}, nil
 }
 
@@ -89,35 +117,39 @@ func where(re *regexp2.Regexp, pattern string) string {
 	return " for " + quoteRE(pattern)
 }
 
-func extractNumber(text string, re *regexp2.Regexp, pattern string) (float64, string, error) {
+func extractNumber(text string, re *regexp2.Regexp, pattern string) (float64, string, numberSpan, error) {
 	if re == nil {
-		ns := Numbers(text)
+		ns := numberSpans(text)
 		if len(ns) == 0 {
-			return 0, "", nil
+			return 0, "", numberSpan{}, nil
 		}
-		return ns[len(ns)-1], "the last number", nil
+		return ns[len(ns)-1].val, "the last number", ns[len(ns)-1], nil
 	}
 	m, err := re.FindStringMatch(text)
 	if err != nil {
-		return 0, "", fmt.Errorf("pattern %s: %w", quoteRE(pattern), err)
+		return 0, "", numberSpan{}, fmt.Errorf("pattern %s: %w", quoteRE(pattern), err)
 	}
 	if m == nil {
-		return 0, "", nil
+		return 0, "", numberSpan{}, nil
 	}
 	if groups := m.Groups(); len(groups) > 1 {
-		ns := Numbers(groups[1].String())
+		g := groups[1]
+		ns := numberSpans(g.String())
 		if len(ns) == 0 {
-			return 0, "", nil
+			return 0, "", numberSpan{}, nil
 		}
-		return ns[0], "group 1 of " + quoteRE(pattern), nil
+		base := runeOffset(text, g.Index)
+		sp := numberSpan{ns[0].val, base + ns[0].start, base + ns[0].end}
+		return sp.val, "group 1 of " + quoteRE(pattern), sp, nil
 	}
 	// Index counts runes; find the byte offset of the match's end.
 	end := runeOffset(text, m.Index+m.Length)
-	ns := Numbers(text[end:])
+	ns := numberSpans(text[end:])
 	if len(ns) == 0 {
-		return 0, "", nil
+		return 0, "", numberSpan{}, nil
 	}
-	return ns[0], "the first number after " + quoteRE(pattern), nil
+	sp := numberSpan{ns[0].val, end + ns[0].start, end + ns[0].end}
+	return sp.val, "the first number after " + quoteRE(pattern), sp, nil
 }
 
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -14,8 +14,10 @@ const MatchTimeout = 5 * time.Second
 // CompilePython compiles a pattern written in Python's re syntax with
 // re.DOTALL, as Featherbench tasks are written. regexp2 provides what RE2
 // lacks (lookahead, lookbehind, backreferences); the Python-only spellings
-// are translated: (?P<name>...) to (?<name>...), (?P=name) to \k<name>, and
-// \Z (end of text) to \z.
+// are translated: (?P<name>...) to (?<name>...), (?P=name) to \k<name>,
+// \Z (end of text) to \z, {,n} to {0,n}, and a '[' inside a character
+// class to \[ (Python reads [a-z-[aeiou]] as a class holding '-' and '[',
+// then ']', where regexp2 would read .NET class subtraction).
 func CompilePython(pattern string) (*regexp2.Regexp, error) {
 	re, err := regexp2.Compile(translatePython(pattern), regexp2.Singleline)
 	if err != nil {
@@ -44,6 +46,12 @@ func translatePython(p string) string {
 			if c == ']' {
 				inClass = false
 			}
+			if c == '[' {
+				// Python reads '[' in a class as itself; regexp2 would read
+				// "-[...]" as .NET class subtraction.
+				b.WriteString(`\[`)
+				continue
+			}
 		case c == '[':
 			inClass = true
 			// A ']' right after '[' or '[^' is a literal member.
@@ -57,6 +65,17 @@ func translatePython(p string) string {
 				i++
 			}
 			continue
+		case c == '{' && strings.HasPrefix(p[i:], "{,"):
+			// Python's {,n} is {0,n} (and {,} is {0,}); regexp2 reads it literally.
+			j := i + 2
+			for j < len(p) && p[j] >= '0' && p[j] <= '9' {
+				j++
+			}
+			if j < len(p) && p[j] == '}' {
+				b.WriteString("{0," + p[i+2:j] + "}")
+				i = j
+				continue
+			}
 		case strings.HasPrefix(p[i:], "(?P<"):
 			b.WriteString("(?<")
 			i += len("(?P<") - 1

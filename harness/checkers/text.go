@@ -12,13 +12,14 @@ func init() {
 	Register("regex", compileRegex)
 	Register("contains", func(s *Spec) (Func, error) { return compileContains(s, true) })
 	Register("not_contains", func(s *Spec) (Func, error) { return compileContains(s, false) })
-	Register("max_words", compileMaxWords)
 }
 
-// regex: pattern (Python syntax, DOTALL) matches somewhere in the response.
+// regex: pattern (Python syntax, DOTALL) matches somewhere in the scoped
+// response.
 func compileRegex(s *Spec) (Func, error) {
 	var pattern string
 	s.Require("pattern", &pattern, `a regular expression in Python syntax, e.g. "(?i)notice period:\\s*2 months"`)
+	sc := readScope(s, true)
 	if s.Err() != nil {
 		return nil, s.Err()
 	}
@@ -26,21 +27,31 @@ func compileRegex(s *Spec) (Func, error) {
 	if err != nil {
 		return nil, s.Errorf("pattern", "invalid regex: %v", err)
 	}
+	trips := negativeLookaheads(pattern)
 	return func(_ context.Context, r Response) (bool, string, error) {
-		m, err := re.FindStringMatch(r.Text)
+		d, err := sc.apply(r.Text)
+		if err != nil {
+			return false, "", err
+		}
+		m, err := re.FindStringMatch(d.Text)
 		if err != nil {
 			return false, "", fmt.Errorf("regex %s: %w", quoteRE(pattern), err)
 		}
 		if m == nil {
-			return false, "no match for " + quoteRE(pattern), nil
+			why, err := explainNoMatch(d, pattern, trips)
+			if err != nil {
+				return false, "", err
+			}
+			return false, d.withNote("no match for " + quoteRE(pattern) + why), nil
 		}
-		return true, fmt.Sprintf("matched %q", clip(m.String(), 80)), nil
+		return true, d.withNote(fmt.Sprintf("matched %q", clip(m.String(), 80))), nil
 	}, nil
 }
 
-// contains / not_contains: every value appears / no value appears,
-// case-insensitively; whole_word requires the match not to touch a letter,
-// digit or underscore on either side.
+// contains / not_contains: every value appears / no value appears in the
+// scoped response, case-insensitively; whole_word requires the match not
+// to touch a letter, digit or underscore on either side. not_contains may
+// forgive a match by its sentence ("unless").
 func compileContains(s *Spec, want bool) (Func, error) {
 	var value string
 	var values []string
@@ -48,6 +59,11 @@ func compileContains(s *Spec, want bool) (Func, error) {
 	hasValue := s.Decode("value", &value)
 	hasValues := s.Decode("values", &values)
 	s.Decode("whole_word", &wholeWord)
+	sc := readScope(s, true)
+	var unless *unlessRule
+	if !want {
+		unless = readUnless(s)
+	}
 	if s.Err() != nil {
 		return nil, s.Err()
 	}
@@ -71,24 +87,47 @@ func compileContains(s *Spec, want bool) (Func, error) {
 		}
 	}
 	return func(_ context.Context, r Response) (bool, string, error) {
-		var found, missing []string
-		for _, v := range values {
-			if at := Find(r.Text, v, wholeWord); at >= 0 {
-				found = append(found, fmt.Sprintf("%q (%s)", v, excerpt(r.Text, at, len(v))))
-			} else {
-				missing = append(missing, fmt.Sprintf("%q", v))
-			}
+		d, err := sc.apply(r.Text)
+		if err != nil {
+			return false, "", err
 		}
 		if want {
-			if len(missing) > 0 {
-				return false, "missing " + strings.Join(missing, ", "), nil
+			var missing []string
+			for _, v := range values {
+				if len(FindAll(d.Text, v, wholeWord)) == 0 {
+					missing = append(missing, fmt.Sprintf("%q", v))
+				}
 			}
-			return true, "found " + quoteAll(values), nil
+			if len(missing) > 0 {
+				return false, d.withNote("missing " + strings.Join(missing, ", ")), nil
+			}
+			return true, d.withNote("found " + quoteAll(values)), nil
+		}
+		var found, forgiven []string
+		for _, v := range values {
+			for _, at := range FindAll(d.Text, v, wholeWord) {
+				n := matchLen(d.Text, at, v)
+				ok, cue, err := unless.forgives(d, at, n)
+				if err != nil {
+					return false, "", err
+				}
+				if !ok {
+					found = append(found, fmt.Sprintf("%q %s", d.Text[at:at+n], d.where(at, n)))
+					break
+				}
+				if len(forgiven) < 3 {
+					forgiven = append(forgiven, forgivenNote(d.Text[at:at+n], d.where(at, n), cue))
+				}
+			}
 		}
 		if len(found) > 0 {
-			return false, "found forbidden " + strings.Join(found, ", "), nil
+			return false, d.withNote("found forbidden " + strings.Join(found, ", ")), nil
 		}
-		return true, "none of " + quoteAll(values) + " found", nil
+		detail := "none of " + quoteAll(values) + " found"
+		if len(forgiven) > 0 {
+			detail += ", except where forgiven by " + unless.String() + ": " + strings.Join(forgiven, ", ")
+		}
+		return true, d.withNote(detail), nil
 	}, nil
 }
 
@@ -97,22 +136,88 @@ func compileContains(s *Spec, want bool) (Func, error) {
 // a letter, digit or underscore: "kill" is not found in "skill", but "meat"
 // is found in "meat-free".
 func Find(text, needle string, wholeWord bool) int {
-	h, n := strings.ToLower(text), strings.ToLower(needle)
-	for off := 0; off <= len(h); {
-		i := strings.Index(h[off:], n)
-		if i < 0 {
-			return -1
-		}
-		i += off
-		if !wholeWord || (!wordBefore(h, i) && !wordAfter(h, i+len(n))) {
-			// Lower-casing can change byte lengths; map back approximately
-			// by rune count for the context snippet only.
-			return runeOffset(text, utf8.RuneCountInString(h[:i]))
-		}
-		_, size := utf8.DecodeRuneInString(h[i:])
-		off = i + max(size, 1)
+	if at := FindAll(text, needle, wholeWord); len(at) > 0 {
+		return at[0]
 	}
 	return -1
+}
+
+// FindAll returns the byte offsets in text of every case-insensitive,
+// non-overlapping occurrence of needle (see Find).
+func FindAll(text, needle string, wholeWord bool) []int {
+	n := utf8.RuneCountInString(needle)
+	if n == 0 {
+		return nil
+	}
+	if isASCII(needle) {
+		return findAllASCII(text, needle, wholeWord)
+	}
+	var out []int
+	for i := 0; i < len(text); {
+		end := i
+		for k := 0; k < n && end < len(text); k++ {
+			_, size := utf8.DecodeRuneInString(text[end:])
+			end += size
+		}
+		if strings.EqualFold(text[i:end], needle) && (!wholeWord || (!wordBefore(text, i) && !wordAfter(text, end))) {
+			out = append(out, i)
+			i = end
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+	}
+	return out
+}
+
+// findAllASCII is FindAll for an ASCII needle: lower-casing only ASCII
+// letters keeps every byte offset, so a plain index search does.
+func findAllASCII(text, needle string, wholeWord bool) []int {
+	h, n := lowerASCII(text), lowerASCII(needle)
+	var out []int
+	for off := 0; off < len(h); {
+		i := strings.Index(h[off:], n)
+		if i < 0 {
+			break
+		}
+		i += off
+		if !wholeWord || (!wordBefore(text, i) && !wordAfter(text, i+len(n))) {
+			out = append(out, i)
+			off = i + len(n)
+			continue
+		}
+		off = i + 1
+	}
+	return out
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// matchLen is the byte length of the occurrence of needle at text[at:].
+func matchLen(text string, at int, needle string) int {
+	end := at
+	for k := utf8.RuneCountInString(needle); k > 0 && end < len(text); k-- {
+		_, size := utf8.DecodeRuneInString(text[end:])
+		end += size
+	}
+	return end - at
 }
 
 func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
@@ -137,33 +242,17 @@ func runeOffset(s string, n int) int {
 	return len(s)
 }
 
-// max_words: the response has at most max whitespace-separated words.
-func compileMaxWords(s *Spec) (Func, error) {
-	var limit int
-	s.Require("max", &limit, "the largest number of words allowed, e.g. 150")
-	if s.Err() != nil {
-		return nil, s.Err()
-	}
-	if limit < 1 {
-		return nil, s.Errorf("max", "must be at least 1, not %d", limit)
-	}
-	return func(_ context.Context, r Response) (bool, string, error) {
-		n := len(strings.Fields(r.Text))
-		if n > limit {
-			return false, fmt.Sprintf("%d words, over the limit of %d", n, limit), nil
-		}
-		return true, fmt.Sprintf("%d words, within the limit of %d", n, limit), nil
-	}, nil
-}
+// excerptRunes is how much context a detail shows either side of a match.
+const excerptRunes = 30
 
 // excerpt is a short excerpt of text around [at, at+n), for details.
 func excerpt(text string, at, n int) string {
 	from, to := at, min(len(text), at+n)
-	for k := 0; k < 20 && from > 0; k++ {
+	for k := 0; k < excerptRunes && from > 0; k++ {
 		_, size := utf8.DecodeLastRuneInString(text[:from])
 		from -= size
 	}
-	for k := 0; k < 20 && to < len(text); k++ {
+	for k := 0; k < excerptRunes && to < len(text); k++ {
 		_, size := utf8.DecodeRuneInString(text[to:])
 		to += size
 	}

@@ -249,44 +249,36 @@ func parseRubric(raw json.RawMessage) (*Rubric, error) {
 }
 
 // TaskHash fingerprints a task's prompt, checker and tools: the first 12
-// hex digits of the SHA-256 of the canonical JSON object
-// {"checker": ..., "prompt": ..., "tools": ...} (keys sorted at every level,
-// no insignificant whitespace, numbers as written; an absent checker or an
-// absent or empty tools list is null): in Python,
-// json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).
-// Editing the description, category, refusal policy or rubric leaves it
-// unchanged.
+// hex digits of the SHA-256 of the JSON object {"checker": ..., "prompt":
+// ..., "tools": ...} written as Python writes it,
+// json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False),
+// with each value as the task file has it and an absent one null (see
+// pythonJSON for numbers and strings). Editing the description, category,
+// refusal policy or rubric leaves it unchanged.
 func TaskHash(prompt string, checker, tools json.RawMessage) (string, error) {
-	canon := func(raw json.RawMessage) (any, error) {
+	decode := func(raw json.RawMessage) (any, error) {
 		if len(bytes.TrimSpace(raw)) == 0 {
 			return nil, nil
 		}
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		var v any
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		if l, ok := v.([]any); ok && len(l) == 0 {
-			return nil, nil
-		}
-		return v, nil
+		err := dec.Decode(&v)
+		return v, err
 	}
-	c, err := canon(checker)
+	c, err := decode(checker)
 	if err != nil {
 		return "", err
 	}
-	tl, err := canon(tools)
+	tl, err := decode(tools)
 	if err != nil {
 		return "", err
 	}
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(map[string]any{"checker": c, "prompt": prompt, "tools": tl}); err != nil {
+	if err := writePythonJSON(&buf, map[string]any{"checker": c, "prompt": prompt, "tools": tl}); err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	sum := sha256.Sum256(buf.Bytes())
 	return hex.EncodeToString(sum[:])[:12], nil
 }
 

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/feather-eval/feather/harness/checkers"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,7 +60,7 @@ func TestParseTaskErrors(t *testing.T) {
 		{"checker regex", "tasks/coding-x.json", `{"prompt": "x", "checker": {"type": "all", "checks": [{"type": "contains", "value": "a"}, {"type": "contains", "value": "b"}, {"type": "regex", "pattern": "(?<=a"}]}}`,
 			`tasks/coding-x.json: checker.checks[2].pattern: invalid regex: error parsing regexp: missing closing ) in ` + "`(?<=a`"},
 		{"checker type", "tasks/coding-x.json", `{"prompt": "x", "checker": {"type": "equals", "value": "a"}}`,
-			`tasks/coding-x.json: checker.type: unknown checker type "equals"; registered types: all, contains, json_schema, max_words, not_contains, numeric_close, python_tests, regex, sql_result, tool_called, tool_not_called`},
+			`tasks/coding-x.json: checker.type: unknown checker type "equals"; registered types: ` + strings.Join(checkers.Types(), ", ")},
 		{"checker field", "tasks/coding-x.json", `{"prompt": "x", "checker": {"type": "python_tests", "test_code": "import solution", "timeout": 5}}`,
 			`tasks/coding-x.json: checker: unknown field "timeout" for a python_tests checker; its fields are label, test_code, timeout_s, type`},
 		{"tools type", "tasks/t.json", `{"prompt": "x", "tools": {"name": "a"}}`, `tasks/t.json: tools: must be a list of tool definitions, not an object`},
@@ -195,5 +197,37 @@ func TestTaskHash(t *testing.T) {
 	for _, doc := range different {
 		assert.NotEqual(t, h, hash(doc), doc)
 	}
-	assert.Equal(t, hash(`{"prompt": "P"}`), hash(`{"prompt": "P", "tools": [], "checker": null}`), "no tools and no checker hash alike however written")
+	assert.Equal(t, hash(`{"prompt": "P"}`), hash(`{"prompt": "P", "tools": null, "checker": null}`), "absent is null")
+}
+
+// TestTaskHashIsPythons: the hash is sha256 of what Python's
+// json.dumps(obj, sort_keys=True, separators=(",", ":"),
+// ensure_ascii=False) writes for obj = {"checker": task.get("checker"),
+// "prompt": task["prompt"], "tools": task.get("tools")}; the wants are
+// Python's digests, first 12 hex digits.
+func TestTaskHashIsPythons(t *testing.T) {
+	tests := []struct {
+		name, prompt, checker, tools, want string
+	}{
+		{"an empty tools list is written as []", "P", "", "[]", "180ccb44fcdc"},
+		{"nothing but a prompt", "P", "", "", "dd8843839c71"},
+		{"separators, escapes and numbers", `Line\u2028sep\u2029 and \u0001 \b\f tab\t é \"q\" \\ <&> \u007f`,
+			`{"type": "numeric_close", "value": 0.50, "abs_tol": 1e2, "rel_tol": 1E-5, "big": 12345678901234567890, "neg": -0, "f": 1.0, "g": 1e16, "s": 0.00001, "t": 123456789012345.6}`,
+			"", "423352c5ebfa"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var prompt string
+			require.NoError(t, json.Unmarshal([]byte(`"`+tt.prompt+`"`), &prompt))
+			got, err := TaskHash(prompt, json.RawMessage(tt.checker), json.RawMessage(tt.tools))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	for in, want := range map[string]string{"0.50": "0.5", "1e2": "100.0", "-0": "0", "-0.0": "-0.0", "1e16": "1e+16", "1e15": "1000000000000000.0",
+		"0.0001": "0.0001", "0.00001": "1e-05", "1e400": "Infinity", "-1e400": "-Infinity", "12345678901234567890": "12345678901234567890", "2.5E-3": "0.0025"} {
+		got, err := pythonNumber(in)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, in)
+	}
 }

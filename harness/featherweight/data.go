@@ -1,5 +1,6 @@
 // Package featherweight is the Featherweight v1 suite: its JSONL question
 // format, the two prompt styles, the letter-extraction priority list, the
+// content checks on items (Lint and the reply property, CheckReplies), the
 // per-item records and the summary files. It speaks only harness/lm; the
 // root test file wires models to it.
 package featherweight

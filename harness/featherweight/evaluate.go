@@ -36,8 +36,9 @@ type Record struct {
 	TTFTMS       float64        `json:"ttft_ms,omitempty"`
 	StopReason   string         `json:"stop_reason"`
 	SamplingSent map[string]any `json:"sampling_sent,omitempty"`
-	// Error is a harness or backend failure: no verdict, and the item's
-	// subtest fails. It is "" when the model answered.
+	// Error is a harness or backend failure: no extracted letter, the item
+	// counts as wrong in the score (which is then marked incomplete), and
+	// its subtest fails. It is "" when the model answered.
 	Error string `json:"error,omitempty"`
 }
 

@@ -119,13 +119,15 @@ func TestEvaluateRecords(t *testing.T) {
 
 	s := Summarize([]ModelResult{{Model: m.Info(), Records: recs}})
 	require.Len(t, s, 1)
-	assert.Equal(t, 2, s[0].N, "a failed request is not scored")
+	assert.Equal(t, 3, s[0].N, "a failed request counts, as wrong")
 	assert.Equal(t, 1, s[0].Correct)
 	assert.Equal(t, 1, s[0].ParseErrors)
 	assert.Equal(t, 1, s[0].Errors)
-	assert.Equal(t, 50.0, s[0].ScorePct)
-	assert.InDelta(t, 9.453120573423075, s[0].CILowPct, 1e-9)
-	assert.InDelta(t, 90.54687942657694, s[0].CIHighPct, 1e-9)
+	assert.True(t, s[0].Incomplete)
+	assert.Equal(t, []FailedItem{{ID: "geo03", Error: "connection refused"}}, s[0].Failed)
+	assert.InDelta(t, 100.0/3, s[0].ScorePct, 1e-12)
+	assert.InDelta(t, 6.149194472039615, s[0].CILowPct, 1e-9)
+	assert.InDelta(t, 79.23403991979524, s[0].CIHighPct, 1e-9)
 	assert.Equal(t, map[Rule]int{RuleChoiceText: 1, RuleParseError: 1}, s[0].Rules)
 }
 

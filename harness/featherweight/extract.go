@@ -1,9 +1,6 @@
 package featherweight
 
-import (
-	"strings"
-	"unicode"
-)
+import "unicode"
 
 // Rule names the step of the spec's extraction priority list that decided
 // a reply ("The extraction algorithm is a fixed priority list, applied to
@@ -16,14 +13,15 @@ const (
 	RuleParenthesized Rule = "parenthesized"
 	// RuleAnswerIs is step 2: "the substring answer (case-insensitive)
 	// followed by an optional is, optional punctuation, and a standalone
-	// letter A–D".
+	// letter A–D". The letter may be lower case ("Answer: c").
 	RuleAnswerIs Rule = "answer_is"
 	// RuleStartsWithLetter is step 3: "the reply begins (after optional
 	// whitespace) with a letter A–D followed by space, period, comma, or
 	// closing bracket".
 	RuleStartsWithLetter Rule = "starts_with_letter"
 	// RuleChoiceText is step 4: "the reply contains the full text of one of
-	// the four choices (case-insensitive, word-boundary aware)".
+	// the four choices (case-insensitive, word-boundary aware)". A choice's
+	// trailing sentence punctuation is not needed in the reply.
 	RuleChoiceText Rule = "choice_text"
 	// RuleStandaloneLetter is step 5: "any standalone A–D as a single word
 	// (surrounded by word boundaries)".
@@ -59,10 +57,18 @@ func (e Extraction) ParseError() bool { return e.Rule == RuleParseError }
 //   - Where several matches of one step exist, the earliest in the reply
 //     wins (re.search semantics; step 4 says so explicitly: "If multiple
 //     choice texts appear, the earliest one wins").
-//   - Letters are upper-case A–D in steps 1, 2, 3 and 5; only step 6 says
-//     "(case-insensitive)", and step 2 applies case-insensitivity to "the
-//     substring answer", not to the letter. A lower-case "a" is far more
+//   - Step 2 is case-insensitive as a whole, letter included ("Answer: c"
+//     gives C): "the substring answer (case-insensitive)" is what Python's
+//     re.IGNORECASE over the whole pattern gives, and it gives a lower-case
+//     letter too. So "Answer: a bit unclear" gives A by step 2, as it does
+//     in Python.
+//   - Letters are upper-case A–D in steps 1, 3 and 5: besides step 2, only
+//     step 6 says "(case-insensitive)", and a lower-case "a" is far more
 //     often the English article than an answer.
+//   - Step 4 matches a choice without its trailing sentence punctuation
+//     (. ! ? …): "the full text of one of the four choices" is the answer
+//     the choice states, and a reply that says "It is not raining" without
+//     the choice's full stop, or inside a longer sentence, still states it.
 //   - Whitespace is Unicode white space (unicode.IsSpace), as in Python's
 //     str.strip and \s.
 func Extract(reply string, choices [4]string) Extraction {
@@ -121,8 +127,9 @@ func parenthesized(r []rune) (string, bool) {
 // substring, so "Answer:" and "answer is" both count) in any case; then
 // optional white space and an optional "is" (any case); then any run of
 // white space and ASCII punctuation, read as the "optional punctuation"
-// (so "Answer: **C**" counts); then a standalone upper-case letter. The
-// earliest "answer" that completes the pattern wins.
+// (so "Answer: **C**" counts); then a standalone letter a–d or A–D,
+// returned in upper case. The earliest "answer" that completes the
+// pattern wins.
 func answerIs(r []rune) (string, bool) {
 	for i := 0; i+6 <= len(r); i++ {
 		if !foldEquals(r[i:i+6], "answer") {
@@ -146,8 +153,8 @@ func answerIs(r []rune) (string, bool) {
 
 func letterAfterPunct(r []rune, j int) (string, bool) {
 	k := skip(r, j, func(c rune) bool { return unicode.IsSpace(c) || isPunct(c) })
-	if standaloneAt(r, k) {
-		return string(r[k]), true
+	if k < len(r) && isLetterAD(unicode.ToUpper(r[k])) && (k == 0 || !isWord(r[k-1])) && (k+1 == len(r) || !isWord(r[k+1])) {
+		return string(unicode.ToUpper(r[k])), true
 	}
 	return "", false
 }
@@ -176,12 +183,14 @@ func startsWithLetter(r []rune) (string, bool) {
 // found in "3.5."). The earliest match in the reply wins; when two choices
 // match at the same position (one choice a prefix of the other), the
 // longer, more specific one wins. Choice texts are trimmed of surrounding
-// white space before matching.
+// white space and of trailing sentence punctuation (matchText) before
+// matching, so "It is not raining." is found in "It is not raining" and
+// in "It is not raining, so the street is dry."
 func choiceText(r []rune, choices [4]string) (string, bool) {
 	lower := foldRunes(r)
 	bestPos, bestLen, best := -1, 0, -1
 	for ci, c := range choices {
-		pat := foldRunes([]rune(strings.TrimSpace(c)))
+		pat := foldRunes([]rune(matchText(c)))
 		if len(pat) == 0 {
 			continue
 		}

@@ -18,6 +18,7 @@ func TestExtract(t *testing.T) {
 	decimals := [4]string{"3.5", "4.5", "5.5", "6.5"}
 	cities := [4]string{"New York", "New York City", "Boston", "Chicago"}
 	fruit := [4]string{"apple", "pear", "plum", "fig"}
+	sentences := [4]string{"It is not raining.", "It is raining.", "Stop, you might say!", "Why not?"}
 	tests := []struct {
 		name    string
 		reply   string
@@ -54,7 +55,19 @@ func TestExtract(t *testing.T) {
 		{"answer newline", "Answer:\nD", france, "D", RuleAnswerIs},
 		{"answer glued to the letter", "answerB", france, "A", RuleFirstCharacter},
 		{"answer letter not standalone", "My answer is Berlin", france, "A", RuleChoiceText},
-		{"answer lower-case letter", "the answer is d", france, "", RuleParseError},
+		// Step 2's letter is case-insensitive, as Python's re.IGNORECASE
+		// over the whole pattern gives for "the substring answer
+		// (case-insensitive)".
+		{"answer lower-case letter", "the answer is d", france, "D", RuleAnswerIs},
+		{"Answer: c is C, not the A of Answer", "Answer: c", france, "C", RuleAnswerIs},
+		{"answer lower-case letter in bold", "answer: **b**", france, "B", RuleAnswerIs},
+		// re.search(r"answer\s*(?:is)?\s*[^\w\s]*\s*\b([A-D])\b", text, re.I)
+		// matches the article too: pinned so the reading is deliberate.
+		{"Answer: a bit unclear is A, as in Python", "Answer: a bit unclear", france, "A", RuleAnswerIs},
+		{"answer then the article", "I can't answer a question like that", france, "A", RuleAnswerIs},
+		{"The answer is a city", "The answer is a city in France, Paris", france, "A", RuleAnswerIs},
+		{"lower-case letter glued to a word", "The answer is able to be Paris", france, "B", RuleChoiceText},
+		{"lower-case letters outside step 2 stay words", "I think c", france, "", RuleParseError},
 		{"second answer completes the pattern", "I can't say the answer. Maybe C, so the answer is D", france, "D", RuleAnswerIs},
 		{"answer beats leading letter", "B. Actually the answer is C", france, "C", RuleAnswerIs},
 		{"answer beats choice text", "Paris? No, the answer is A", france, "A", RuleAnswerIs},
@@ -85,6 +98,18 @@ func TestExtract(t *testing.T) {
 		{"choice ending in non-word char", "It is 4.5.", decimals, "B", RuleChoiceText},
 		{"decimal inside a longer number", "14.56", decimals, "", RuleParseError},
 		{"longer choice at the same position", "New York City", cities, "B", RuleChoiceText},
+		// A choice's trailing sentence punctuation is not needed in the
+		// reply: "It is not raining" states the choice "It is not raining."
+		{"choice with a stop, reply without", "It is not raining", sentences, "A", RuleChoiceText},
+		{"choice with a stop, reply in bold", "**It is not raining**", sentences, "A", RuleChoiceText},
+		{"choice with a stop inside a sentence", "It is not raining, so it is dry.", sentences, "A", RuleChoiceText},
+		{"choice with a stop, reply with one", "It is raining.", sentences, "B", RuleChoiceText},
+		{"choice with ! and ?", "Stop, you might say", sentences, "C", RuleChoiceText},
+		{"choice with ?", "well... Why not", sentences, "D", RuleChoiceText},
+		{"stripped choice still needs a word boundary", "It is raining hard", sentences, "B", RuleChoiceText},
+		{"stripped choice inside a word", "It is rainings", sentences, "", RuleParseError},
+		{"punctuation-only choice is kept whole", "Is it ?!", [4]string{"?!", "x", "y", "z"}, "A", RuleChoiceText},
+		{"inner full stop is kept", "It is 4.5 now", decimals, "B", RuleChoiceText},
 		{"shorter choice alone", "New York, of course", cities, "A", RuleChoiceText},
 		{"choice text beats standalone letter", "I pick D: plum", fruit, "C", RuleChoiceText},
 		{"choice text beats first character", "a fig", fruit, "D", RuleChoiceText},
@@ -135,6 +160,9 @@ func FuzzExtract(f *testing.F) {
 	f.Add("x", "", "  ")
 	f.Add("B", "b", "Berlin")
 	f.Add("Pick PARIS", " paris ", "Paris, France")
+	f.Add("Answer: c", "Paris", "Berlin")
+	f.Add("It is not raining", "It is not raining.", "It is raining.")
+	f.Add("B", "B.", "?!")
 	f.Fuzz(func(t *testing.T, reply, c0, c1 string) {
 		choices := [4]string{c0, c1, "Madrid", "Rome"}
 		got := Extract(reply, choices)
@@ -164,7 +192,11 @@ func FuzzExtract(f *testing.F) {
 			if !strings.Contains(reply, "("+l+")") {
 				t.Fatalf("Extract(%q) = %s by %s, but the reply has no (%s)", reply, l, got.Rule, l)
 			}
-		case RuleAnswerIs, RuleStandaloneLetter:
+		case RuleAnswerIs:
+			if !strings.ContainsAny(reply, l+strings.ToLower(l)) {
+				t.Fatalf("Extract(%q) = %s by %s, but the reply has no %s in either case", reply, l, got.Rule, l)
+			}
+		case RuleStandaloneLetter:
 			if !strings.Contains(reply, l) {
 				t.Fatalf("Extract(%q) = %s by %s, but the reply has no %s", reply, l, got.Rule, l)
 			}
@@ -174,7 +206,7 @@ func FuzzExtract(f *testing.F) {
 			}
 		case RuleChoiceText:
 			c := choices[slices.Index(Letters[:], l)]
-			if strings.TrimSpace(c) == "" || !strings.Contains(string(foldRunes(r)), string(foldRunes([]rune(strings.TrimSpace(c))))) {
+			if strings.TrimSpace(c) == "" || !strings.Contains(string(foldRunes(r)), string(foldRunes([]rune(matchText(c))))) {
 				t.Fatalf("Extract(%q) = %s by %s, but choice %q is not in the reply", reply, l, got.Rule, c)
 			}
 		case RuleFirstCharacter:
@@ -197,7 +229,7 @@ func FuzzExtract(f *testing.F) {
 			}
 			letterChoice := false
 			for _, c := range choices {
-				letterChoice = letterChoice || strings.EqualFold(strings.TrimSpace(c), l)
+				letterChoice = letterChoice || strings.EqualFold(matchText(c), l)
 			}
 			if e := Extract(l, choices); !letterChoice && e != (Extraction{l, RuleStandaloneLetter}) {
 				t.Fatalf("Extract(%q) = %v, want %s by %s", l, e, l, RuleStandaloneLetter)

@@ -163,7 +163,7 @@ func CategoryNames(sums []Summary) []string {
 // WriteCSV writes one row per model × style, for spreadsheets.
 func WriteCSV(w io.Writer, sums []Summary) error {
 	cats := CategoryNames(sums)
-	head := []string{"model", "name", "backend", "params", "chat", "smoke", "style", "n", "correct", "score_pct", "ci_low_pct", "ci_high_pct", "parse_errors", "errors"}
+	head := []string{"model", "name", "backend", "params", "chat", "smoke", "style", "n", "correct", "score_pct", "ci_low_pct", "ci_high_pct", "parse_errors", "errors", "incomplete"}
 	for _, c := range cats {
 		head = append(head, c+"_pct")
 	}
@@ -178,7 +178,7 @@ func WriteCSV(w io.Writer, sums []Summary) error {
 		row := []string{
 			s.Model, s.Name, s.Backend, paramsCSV(s.Params), strconv.FormatBool(s.Chat), strconv.FormatBool(s.Smoke), string(s.Style),
 			strconv.Itoa(s.N), strconv.Itoa(s.Correct), f2(s.ScorePct), f2(s.CILowPct), f2(s.CIHighPct),
-			strconv.Itoa(s.ParseErrors), strconv.Itoa(s.Errors),
+			strconv.Itoa(s.ParseErrors), strconv.Itoa(s.Errors), strconv.FormatBool(s.Incomplete),
 		}
 		for _, c := range cats {
 			if pct, ok := s.CategoryPct(c); ok {
@@ -221,7 +221,7 @@ func WriteMarkdown(w io.Writer, data DataInfo, sums []Summary) error {
 		sha = sha[:12]
 	}
 	fmt.Fprintf(&b, "Questions: %s (`%s`, sha256 %s…, %d items). Greedy decoding, at most %d new tokens.\n", mdEscape(name), filepath.Base(data.File), sha, data.Items, MaxNewTokens)
-	b.WriteString("Each score is the percentage answered correctly (correct/n) with its 95% Wilson interval; a parse error counts as wrong and is also listed on its own.\n\n")
+	b.WriteString("Each score is the percentage answered correctly (correct/n, n every item asked) with its 95% Wilson interval; a parse error counts as wrong and is also listed on its own. An item whose request failed also counts as wrong, is listed below with its error, and marks its score incomplete.\n\n")
 
 	type row struct {
 		label  string
@@ -257,10 +257,12 @@ func WriteMarkdown(w io.Writer, data DataInfo, sums []Summary) error {
 				b.WriteString(" — | — | — |")
 				continue
 			}
-			fmt.Fprintf(&b, " %.1f%% (%d/%d) | %.1f–%.1f | %d |", s.ScorePct, s.Correct, s.N, s.CILowPct, s.CIHighPct, s.ParseErrors)
-			if s.Errors > 0 {
-				notes = append(notes, fmt.Sprintf("%s, %s: %s got no answer (the request failed) and %s not scored.", mdEscape(r.label), st, plural(s.Errors, "item"), map[bool]string{true: "is", false: "are"}[s.Errors == 1]))
+			mark := ""
+			if s.Incomplete {
+				mark = ", incomplete"
+				notes = append(notes, failedNote(r.label, s))
 			}
+			fmt.Fprintf(&b, " %.1f%% (%d/%d%s) | %.1f–%.1f | %d |", s.ScorePct, s.Correct, s.N, mark, s.CILowPct, s.CIHighPct, s.ParseErrors)
 		}
 		b.WriteString("\n")
 	}
@@ -295,6 +297,25 @@ func WriteMarkdown(w io.Writer, data DataInfo, sums []Summary) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// failedNote lists an incomplete row's failed items, grouped by error so
+// that a backend that failed every request takes one line.
+func failedNote(label string, s Summary) string {
+	var errs []string
+	ids := map[string][]string{}
+	for _, f := range s.Failed {
+		if _, ok := ids[f.Error]; !ok {
+			errs = append(errs, f.Error)
+		}
+		ids[f.Error] = append(ids[f.Error], f.ID)
+	}
+	var parts []string
+	for _, e := range errs {
+		parts = append(parts, strings.Join(ids[e], ", ")+" ("+mdEscape(e)+")")
+	}
+	return fmt.Sprintf("%s, %s: incomplete: %s got no answer because the request failed, counted as wrong: %s.",
+		mdEscape(label), s.Style, plural(s.Errors, "item"), strings.Join(parts, "; "))
 }
 
 func plural(n int, noun string) string {

@@ -22,12 +22,18 @@ type Summary struct {
 	Chat    bool   `json:"chat"`
 	Smoke   bool   `json:"smoke,omitempty"`
 	Style   Style  `json:"style"`
-	// N counts the items with a verdict; items whose request failed are
-	// counted in Errors instead and are not part of the score.
+	// N counts every item asked. An item whose request failed has no
+	// verdict but still counts, as wrong: leaving it out would score a run
+	// with errors over fewer items and inflate its percentage.
 	N           int `json:"n"`
 	Correct     int `json:"correct"`
 	ParseErrors int `json:"parse_errors"`
-	Errors      int `json:"errors"`
+	// Errors counts the items whose request failed; Failed lists them.
+	Errors int `json:"errors"`
+	// Incomplete is true when any request failed: the score is a lower
+	// bound on what the model would get.
+	Incomplete bool         `json:"incomplete"`
+	Failed     []FailedItem `json:"failed,omitempty"`
 	// ScorePct is 100·Correct/N; the interval is the 95% Wilson interval.
 	ScorePct   float64         `json:"score_pct"`
 	CILowPct   float64         `json:"ci_low_pct"`
@@ -35,6 +41,12 @@ type Summary struct {
 	Categories []CategoryScore `json:"categories"`
 	// Rules counts which extraction step decided each verdict.
 	Rules map[Rule]int `json:"rules"`
+}
+
+// FailedItem is an item whose request failed, with the backend's error.
+type FailedItem struct {
+	ID    string `json:"id"`
+	Error string `json:"error"`
 }
 
 // CategoryScore is the score on one category's items.
@@ -101,10 +113,6 @@ func summarize(info lm.Info, style Style, recs []Record) Summary {
 	}
 	catIndex := map[string]int{}
 	for _, r := range recs {
-		if r.Error != "" {
-			s.Errors++
-			continue
-		}
 		ci, ok := catIndex[r.Category]
 		if !ok {
 			ci = len(s.Categories)
@@ -113,6 +121,12 @@ func summarize(info lm.Info, style Style, recs []Record) Summary {
 		}
 		s.N++
 		s.Categories[ci].N++
+		if r.Error != "" {
+			s.Errors++
+			s.Incomplete = true
+			s.Failed = append(s.Failed, FailedItem{ID: r.ID, Error: r.Error})
+			continue
+		}
 		s.Rules[r.Rule]++
 		if r.ParseError {
 			s.ParseErrors++

@@ -2,6 +2,8 @@ package microbench
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 )
 
@@ -127,7 +129,7 @@ var morphologySpec = taskSpec{
 			2: "past tense of less frequent irregular verbs",
 			3: "irregular plurals and comparatives",
 		},
-		About: "The right irregular form against an over-regularised form and a second wrong form (participle, base or doubled marking); mean_byte because the forms differ in length.",
+		About: "The right irregular form against two wrong ones (over-regularised, participle, base, third person or doubled marking) chosen so that neither the shorter nor the longer form is a guide; mean_byte because the forms differ in length.",
 	},
 	Size: 60, gen: genMorphology,
 }
@@ -186,63 +188,148 @@ var (
 		{"sweep", "the floor", "swept", "sweeped", "sweep"},
 		{"freeze", "the leftovers", "froze", "freezed", "frozen"},
 	}
-	// Irregular plurals: singular, plural, two wrong plurals.
-	irregularPlurals = [][4]string{
-		{"mouse", "mice", "mouses", "mices"},
-		{"child", "children", "childs", "childrens"},
-		{"foot", "feet", "foots", "feets"},
-		{"tooth", "teeth", "tooths", "teeths"},
-		{"goose", "geese", "gooses", "geeses"},
-		{"man", "men", "mans", "mens"},
-		{"woman", "women", "womans", "womens"},
-		{"wolf", "wolves", "wolfs", "wolfes"},
-		{"knife", "knives", "knifes", "knifs"},
-		{"leaf", "leaves", "leafs", "leafes"},
-		{"shelf", "shelves", "shelfs", "shelfes"},
-		{"loaf", "loaves", "loafs", "loafes"},
-		{"ox", "oxen", "oxes", "oxens"},
-		{"half", "halves", "halfs", "halfes"},
-		{"calf", "calves", "calfs", "calfes"},
+	// pastFrames start a past-tense sentence without naming the verb, so
+	// no form of it is in the context for a choice to echo.
+	pastFrames = []string{"Yesterday %s", "Last week %s", "Two days ago %s", "Last night %s", "On Saturday %s"}
+	// Irregular plurals: a context that asks for the plural without naming
+	// the noun, the plural and two wrong plurals; the singular is a third
+	// wrong form.
+	irregularPlurals = [][5]string{
+		{"The cat caught two little", "mouse", "mice", "mouses", "mices"},
+		{"Our neighbors have three young", "child", "children", "childs", "childrens"},
+		{"After the long walk, both of my", "foot", "feet", "foots", "feets"},
+		{"The dentist looked at all of my", "tooth", "teeth", "tooths", "teeths"},
+		{"On the pond there were five white", "goose", "geese", "gooses", "geeses"},
+		{"The piano was carried up the stairs by two strong", "man", "men", "mans", "mens"},
+		{"The choir has ten singers: four men and six", "woman", "women", "womans", "womens"},
+		{"In the forest the hunter heard three", "wolf", "wolves", "wolfs", "wolfes"},
+		{"She set the table with four forks and four", "knife", "knives", "knifes", "knifs"},
+		{"In autumn the tree lost all of its", "leaf", "leaves", "leafs", "leafes"},
+		{"The library has long rows of wooden", "shelf", "shelves", "shelfs", "shelfes"},
+		{"The baker took six fresh", "loaf", "loaves", "loafs", "loafes"},
+		{"The heavy cart was pulled by two", "ox", "oxen", "oxes", "oxens"},
+		{"She cut the apple into two", "half", "halves", "halfs", "halfes"},
+		{"In the spring the cows had three", "calf", "calves", "calfs", "calfes"},
 	}
-	pluralFrames = []string{
-		"I saw one %s this morning and then two more, so I saw three",
-		"There was one %s in the first picture and there were four",
-		"First we counted one %s, and later we counted five",
-	}
-	// Comparatives and superlatives: context, right form, two wrong forms.
+	// Comparatives and superlatives: context, right form, wrong forms.
 	irregularDegrees = [][4]string{
-		{"My first cake was good, but my second cake was even", "better", "gooder", "more good"},
-		{"The weather was bad yesterday, but today it is even", "worse", "badder", "more bad"},
-		{"The shop is far from here, but the station is even", "farther", "farer", "more far"},
-		{"Of all the runners in the race, Tom was the", "best", "goodest", "most good"},
-		{"It rained all week, and Sunday was the", "worst", "baddest", "most bad"},
+		{"My first cake was good, but my second cake was even", "better", "gooder", "more better"},
+		{"The weather was bad yesterday, but today it is even", "worse", "badder", "worser"},
+		{"The shop is far from here, but the station is even", "farther", "farer", "more farther"},
+		{"Of all the runners in the race, Tom was the", "best", "goodest", "bestest"},
+		{"It rained all week, and Sunday was the", "worst", "baddest", "worstest"},
 	}
 	subjects = []string{"I", "we", "they", "you"}
 )
 
+// morphItem is an item before its distractors are chosen: every wrong form
+// the word allows.
+type morphItem struct {
+	level      int
+	ctx, right string
+	wrong      []string
+	// common marks the wrong forms that are everyday words (a base form, a
+	// participle): like the right form they are one token for most
+	// tokenizers, where an invented form ("goed") is several.
+	common []bool
+	rest   string // after the form in every choice
+}
+
 func genMorphology(g *gen, n int) ([]Item, error) {
-	verbItem := func(v irregularVerb, level int) Item {
-		s := pick(g, subjects)
-		ctx := fmt.Sprintf("Every day %s %s %s. Yesterday %s", s, v.base, v.rest, s)
-		c, gold := g.choices(v.past+" "+v.rest+".", v.wrong1+" "+v.rest+".", v.wrong2+" "+v.rest+".")
-		return Item{Context: ctx, Choices: c, Gold: gold, Level: level}
+	verb := func(v irregularVerb, level int) morphItem {
+		ctx := fmt.Sprintf(pick(g, pastFrames), pick(g, subjects))
+		var wrong []string
+		var common []bool
+		for i, w := range []string{v.wrong1, v.wrong2, v.base, thirdPerson(v.base)} {
+			if w != v.past && !slices.Contains(wrong, w) {
+				wrong = append(wrong, w)
+				common = append(common, i > 0)
+			}
+		}
+		return morphItem{level, ctx, v.past, wrong, common, " " + v.rest + "."}
 	}
-	var byLevel [3][]Item
+	var byLevel [3][]morphItem
 	for _, v := range frequentVerbs {
-		byLevel[0] = append(byLevel[0], verbItem(v, 1))
+		byLevel[0] = append(byLevel[0], verb(v, 1))
 	}
 	for _, v := range rarerVerbs {
-		byLevel[1] = append(byLevel[1], verbItem(v, 2))
+		byLevel[1] = append(byLevel[1], verb(v, 2))
 	}
 	for _, p := range irregularPlurals {
-		c, gold := g.choices(p[1]+".", p[2]+".", p[3]+".")
-		byLevel[2] = append(byLevel[2], Item{Context: fmt.Sprintf(pick(g, pluralFrames), p[0]), Choices: c, Gold: gold, Level: 3})
+		byLevel[2] = append(byLevel[2], morphItem{3, p[0], p[2], []string{p[1], p[3], p[4]}, []bool{true, false, false}, "."})
 	}
 	for _, d := range irregularDegrees {
-		c, gold := g.choices(d[1]+".", d[2]+".", d[3]+".")
-		byLevel[2] = append(byLevel[2], Item{Context: d[0], Choices: c, Gold: gold, Level: 3})
+		byLevel[2] = append(byLevel[2], morphItem{3, d[0], d[1], []string{d[2], d[3]}, []bool{false, false}, "."})
 	}
-	return takeByLevel(g, byLevel[:], n)
+	var out []Item
+	for li, q := range quota(n, 3) {
+		if q > len(byLevel[li]) {
+			return nil, fmt.Errorf("level %d has %d candidate items, %d wanted", li+1, len(byLevel[li]), q)
+		}
+		var t [3]lengthTally
+		for _, m := range sample(g, byLevel[li], q) {
+			gold, wrong := m.right+m.rest, balancedPair(g, m, &t)
+			c, gi := g.choices(gold, wrong...)
+			out = append(out, Item{Context: m.ctx, Choices: c, Gold: gi, Level: m.level})
+		}
+	}
+	return out, nil
+}
+
+// balancedPair picks the two wrong forms that keep "choose the longest",
+// "choose the shortest" and "choose the fewest tokens" (everyday words
+// counted as one token, invented forms as more) closest to chance over the
+// level so far, a random pair among equals, and records the pick in the
+// tallies.
+func balancedPair(g *gen, m morphItem, t *[3]lengthTally) []string {
+	type cand struct {
+		pair []string
+		w    [3]float64
+	}
+	var best []cand
+	bestCost := 0.0
+	for i := range m.wrong {
+		for j := i + 1; j < len(m.wrong); j++ {
+			c := cand{pair: []string{m.wrong[i] + m.rest, m.wrong[j] + m.rest}}
+			c.w[0], c.w[1] = lengthWins(m.right+m.rest, c.pair)
+			ties := 1
+			for _, k := range []int{i, j} {
+				if m.common[k] {
+					ties++
+				}
+			}
+			c.w[2] = 1 / float64(ties)
+			cost := 0.0
+			for k := range t {
+				cost += math.Abs(t[k].wins + c.w[k] - t[k].chance - 1.0/3)
+			}
+			switch {
+			case len(best) == 0 || cost < bestCost-1e-9:
+				best, bestCost = []cand{c}, cost
+			case math.Abs(cost-bestCost) <= 1e-9:
+				best = append(best, c)
+			}
+		}
+	}
+	c := pick(g, best)
+	for k := range t {
+		t[k].add(c.w[k], 3)
+	}
+	return c.pair
+}
+
+// thirdPerson is the present-tense form after he, she or it.
+func thirdPerson(base string) string {
+	switch {
+	case base == "have":
+		return "has"
+	case strings.HasSuffix(base, "y") && !strings.ContainsRune("aeiou", rune(base[len(base)-2])):
+		return base[:len(base)-1] + "ies"
+	case strings.HasSuffix(base, "o"), strings.HasSuffix(base, "s"), strings.HasSuffix(base, "sh"),
+		strings.HasSuffix(base, "ch"), strings.HasSuffix(base, "x"):
+		return base + "es"
+	}
+	return base + "s"
 }
 
 var wordOrderSpec = taskSpec{
@@ -281,12 +368,15 @@ var (
 		{"the", "happy", "children"}, {"the", "tired", "doctor"}, {"the", "young", "woman"}, {"the", "old", "man"},
 		{"my", "little", "brother"}, {"our", "kind", "neighbor"},
 	}
+	// orderVerbs are past forms that differ from the base form: with "read"
+	// (or "cut", "put") the verb-first scramble is a grammatical
+	// imperative, "Before dinner, read the boy a book."
 	orderVerbs = []transitive{
 		{"found", []np{{"a", "shiny", "coin"}, {"a", "small", "key"}, {"an", "old", "map"}}, []string{"under the bed", "in the garden", "near the river"}},
 		{"painted", []np{{"the", "wooden", "fence"}, {"the", "front", "door"}, {"the", "old", "chair"}}, []string{"with a wide brush", "in bright colors"}},
 		{"washed", []np{{"the", "dirty", "car"}, {"the", "muddy", "dog"}, {"the", "sticky", "plates"}}, []string{"in the yard", "with warm water"}},
 		{"carried", []np{{"the", "heavy", "box"}, {"a", "big", "basket"}, {"the", "new", "lamp"}}, []string{"into the house", "up the stairs", "to the car"}},
-		{"read", []np{{"a", "funny", "book"}, {"the", "long", "letter"}, {"a", "short", "story"}}, []string{"in the garden", "on the train", "by the fire"}},
+		{"drew", []np{{"a", "funny", "picture"}, {"a", "big", "map"}, {"a", "tall", "tree"}}, []string{"in the garden", "on the train", "by the fire"}},
 		{"opened", []np{{"the", "small", "window"}, {"the", "heavy", "door"}, {"a", "large", "parcel"}}, []string{"with both hands", "in the kitchen"}},
 		{"bought", []np{{"a", "warm", "hat"}, {"some", "fresh", "bread"}, {"a", "red", "kite"}}, []string{"at the market", "in the town"}},
 		{"fed", []np{{"the", "hungry", "cat"}, {"the", "noisy", "ducks"}, {"the", "old", "horse"}}, []string{"in the barn", "by the pond"}},

@@ -120,12 +120,19 @@ var lexicon = [3][]lexeme{
 }
 
 func genLexicon(g *gen, n int, opposite bool) ([]Item, error) {
-	var byLevel [3][]Item
-	for li, entries := range lexicon {
-		for _, e := range entries {
-			if opposite && e.ant == "" {
-				continue
+	var out []Item
+	for li, q := range quota(n, 3) {
+		var entries []lexeme
+		for _, e := range lexicon[li] {
+			if !opposite || e.ant != "" {
+				entries = append(entries, e)
 			}
+		}
+		if q > len(entries) {
+			return nil, fmt.Errorf("level %d has %d candidate items, %d wanted", li+1, len(entries), q)
+		}
+		var long, short lengthTally
+		for _, e := range sample(g, entries, q) {
 			var pool []string
 			for _, l := range lexicon {
 				for _, o := range l {
@@ -134,25 +141,25 @@ func genLexicon(g *gen, n int, opposite bool) ([]Item, error) {
 					}
 				}
 			}
-			var q, gold, near string
+			var qs, gold, near string
 			if opposite {
-				q, gold, near = "means the opposite of", e.ant, e.syn
+				qs, gold, near = "means the opposite of", e.ant, e.syn
 			} else {
-				q, gold, near = "means the same as", e.syn, e.ant
+				qs, gold, near = "means the same as", e.syn, e.ant
 			}
-			var distractors []string
+			var fixed []string
 			if near != "" {
-				distractors = append(distractors, near)
+				fixed = append(fixed, near)
 			}
-			distractors = append(distractors, others(g, pool, 3-len(distractors), e.word, gold, near)...)
+			distractors := g.fairDraw(gold, fixed, pool, 3-len(fixed), []string{e.word, gold, near}, &long, &short)
 			c, gi := g.choices(gold, distractors...)
-			byLevel[li] = append(byLevel[li], Item{
-				Context: fmt.Sprintf("Question: Which word %s %q?\n%s", q, e.word, NullContext),
+			out = append(out, Item{
+				Context: fmt.Sprintf("Question: Which word %s %q?\n%s", qs, e.word, NullContext),
 				Choices: c, Gold: gi, Level: li + 1,
 			})
 		}
 	}
-	return takeByLevel(g, byLevel[:], n)
+	return out, nil
 }
 
 var categoriesSpec = taskSpec{

@@ -2,6 +2,7 @@ package microbench
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -12,11 +13,11 @@ var readingSpec = taskSpec{
 	Task: Task{
 		ID: "reading", Domain: "D4", Name: "Short-passage reading", Reduction: MeanByte,
 		Levels: map[int]string{
-			1: "two people in the passage",
-			2: "three people in the passage",
-			3: "four people and a sentence that mentions a town someone does not live in; hand-written passages",
+			1: "two people in the passage, two choices",
+			2: "three people in the passage, three choices",
+			3: "four people and a sentence that mentions a town someone does not live in, four choices; hand-written passages",
 		},
-		About: "A passage about invented people (towns, belongings, pets) and a question whose answer and distractors all appear in it; plus hand-written passages.",
+		About: "A passage about invented people (towns, belongings, pets) and a question about one of them; the choices are the passage's values of the asked kind, one per person, so every choice appears in it and chance is the mean of 1/k; plus hand-written passages.",
 	},
 	Size: 60, gen: genReading,
 }
@@ -30,8 +31,27 @@ var (
 )
 
 func genReading(g *gen, n int) ([]Item, error) {
-	return g.leveled(n, func(level int) (string, string, []string, bool) {
-		k := level + 1 // people in the passage
+	// who answers the question, per level: every person equally often, so
+	// the value mentioned first (the first person's) or last (the last
+	// person's) is the answer on only its share. On level 3 the closing
+	// visit sentence names another town and person last, so the question
+	// kind and the person are drawn as one balanced pair there.
+	var who, kind [3][]int
+	for l, q := range quota(n, 3) {
+		k := l + 2
+		if l == 2 {
+			for _, c := range g.balanced(q, 4*k) {
+				kind[l], who[l] = append(kind[l], c/k), append(who[l], c%k)
+			}
+			continue
+		}
+		who[l] = g.balanced(q, k)
+		for range q {
+			kind[l] = append(kind[l], g.intn(4))
+		}
+	}
+	return g.leveled(n, func(level, i int) (string, string, []string, bool) {
+		k := level + 1 // people in the passage, and choices
 		ps := sample(g, people, k)
 		ts := sample(g, towns, k)
 		cs := sample(g, colors, k)
@@ -48,36 +68,28 @@ func genReading(g *gen, n int) ([]Item, error) {
 		if level == 3 {
 			fmt.Fprintf(&b, " Last year %s visited %s.", ps[1].Name, ts[0])
 		}
-		who := g.intn(k)
-		p := ps[who]
-		var question, gold string
-		var inPassage, pool []string
-		switch g.intn(4) {
+		w := who[level-1][i]
+		p := ps[w]
+		var question string
+		var inPassage []string
+		switch kind[level-1][i] {
 		case 0:
-			question, gold, inPassage, pool = fmt.Sprintf("Where does %s live?", p.Name), ts[who], ts, towns
+			question, inPassage = fmt.Sprintf("Where does %s live?", p.Name), ts
 		case 1:
-			question, gold, inPassage, pool = fmt.Sprintf("What color is %s's %s?", p.Name, bs[who]), cs[who], cs, colors
+			question, inPassage = fmt.Sprintf("What color is %s's %s?", p.Name, bs[w]), cs
 		case 2:
-			question, gold, inPassage, pool = fmt.Sprintf("What is the name of %s's %s?", p.Name, as[who]), ns[who], ns, petNames
+			question, inPassage = fmt.Sprintf("What is the name of %s's %s?", p.Name, as[w]), ns
 		default:
-			var names, all []string
+			var names []string
 			for _, x := range ps {
 				names = append(names, x.Name)
 			}
-			for _, x := range people {
-				all = append(all, x.Name)
-			}
-			question, gold, inPassage, pool = fmt.Sprintf("Who lives in %s?", ts[who]), p.Name, names, all
+			question, inPassage = fmt.Sprintf("Who lives in %s?", ts[w]), names
 		}
-		var wrong []string
-		for _, x := range inPassage {
-			if x != gold && len(wrong) < 3 {
-				wrong = append(wrong, x)
-			}
-		}
-		if len(wrong) < 3 {
-			wrong = append(wrong, others(g, pool, 3-len(wrong), inPassage...)...)
-		}
+		// The choices are the passage's values of the asked kind, one per
+		// person: every choice is in the passage.
+		gold := inPassage[w]
+		wrong := append(append([]string(nil), inPassage[:w]...), inPassage[w+1:]...)
 		return b.String() + "\nQuestion: " + question + "\nAnswer:", gold, wrong, true
 	})
 }
@@ -90,7 +102,7 @@ var trackingSpec = taskSpec{
 			2: "two moves, three places",
 			3: "three moves and a distracting sentence, four places",
 		},
-		About: "An object or a person moves between places; which place is it in now? The choices are every place mentioned, so their number grows with the level and chance is the mean of 1/k (13/36).",
+		About: "An object or a person moves between places; which place is it in now? The choices are every place mentioned, so their number grows with the level and chance is the mean of 1/k (13/36); where the answer comes in the order of mentions (first, last, between) is balanced.",
 	},
 	Size: 60, gen: genTracking,
 }
@@ -98,35 +110,71 @@ var trackingSpec = taskSpec{
 var (
 	containers = []string{"box", "basket", "drawer", "bag", "cupboard", "bucket", "suitcase", "backpack"}
 	smallThngs = []string{"ball", "key", "apple", "coin", "ring", "spoon", "letter", "toy car"}
-	rooms      = []string{"kitchen", "garden", "bedroom", "hallway", "garage", "bathroom", "attic", "living room"}
+	rooms      = []string{"kitchen", "garden", "bedroom", "hallway", "garage", "bathroom", "attic", "cellar"}
 )
 
+// genTracking tells a path through every place of the item, so the choices
+// are the places mentioned. The order of mentions is no guide: an opening
+// sentence lists the places with the answer at each position equally
+// often, and on all but the answer's share of items a closing sentence
+// mentions another place after the last move.
 func genTracking(g *gen, n int) ([]Item, error) {
-	return g.leveled(n, func(level int) (ctx, gold string, wrong []string, ok bool) {
+	var firstAt, closing [3][]int
+	for l, q := range quota(n, 3) {
+		firstAt[l], closing[l] = g.balanced(q, l+2), g.balanced(q, l+2)
+	}
+	return g.leveled(n, func(level, i int) (ctx, gold string, wrong []string, ok bool) {
 		moves := level
-		var locs []string
 		ps := sample(g, people, 3)
-		if g.intn(2) == 0 {
+		objects := g.intn(2) == 0
+		pool := rooms
+		if objects {
+			pool = containers
+		}
+		locs := sample(g, pool, moves+1) // the path; it ends in locs[moves]
+		gold, wrong = locs[moves], locs[:moves]
+		listed := slices.Insert(sample(g, wrong, len(wrong)), firstAt[level-1][i], gold)
+		var s []string
+		// Places a closing sentence may name truthfully: not the answer,
+		// and not where someone or something else stays.
+		var quiet []string
+		if objects {
 			obj := pick(g, smallThngs)
-			locs = sample(g, containers, moves+1)
-			s := []string{fmt.Sprintf("The %s is in the %s.", obj, locs[0]),
-				fmt.Sprintf("%s takes the %s out of the %s and puts it in the %s.", ps[0].Name, obj, locs[0], locs[1])}
+			var the []string
+			for _, l := range listed {
+				the = append(the, "the "+l)
+			}
+			s = append(s, fmt.Sprintf("In the room are %s.", andList(the)),
+				fmt.Sprintf("The %s is in the %s.", obj, locs[0]),
+				fmt.Sprintf("%s takes the %s out of the %s and puts it in the %s.", ps[0].Name, obj, locs[0], locs[1]))
 			for m := 2; m <= moves; m++ {
+				if level == 3 && m == 3 {
+					other := pick(g, smallThngs)
+					if other == obj {
+						return
+					}
+					s = append(s, fmt.Sprintf("The %s stays in the %s.", other, locs[1]))
+				}
 				s = append(s, fmt.Sprintf("Then %s takes it out and puts it in the %s.", ps[m-1].Name, locs[m]))
 			}
-			if level == 3 {
-				other := pick(g, smallThngs)
-				if other == obj {
-					return
+			for _, l := range wrong {
+				if level < 3 || l != locs[1] {
+					quiet = append(quiet, l)
 				}
-				s = append(s, fmt.Sprintf("The %s stays in the %s.", other, locs[1]))
+			}
+			if closing[level-1][i] > 0 {
+				s = append(s, fmt.Sprintf(pick(g, []string{"The %s is empty now.", "Nothing is left in the %s."}), pick(g, quiet)))
 			}
 			ctx = strings.Join(s, " ") + fmt.Sprintf(" Now the %s is in the", obj)
 		} else {
 			p := ps[0]
-			locs = sample(g, rooms, moves+1)
-			s := []string{fmt.Sprintf("%s is in the %s.", p.Name, locs[0]),
-				fmt.Sprintf("Then %s walks to the %s.", p.Subj, locs[1])}
+			var a []string
+			for _, l := range listed {
+				a = append(a, article(l))
+			}
+			s = append(s, fmt.Sprintf("The house has %s.", andList(a)),
+				fmt.Sprintf("%s is in the %s.", p.Name, locs[0]),
+				fmt.Sprintf("Then %s walks to the %s.", p.Subj, locs[1]))
 			if moves >= 2 {
 				s = append(s, fmt.Sprintf("After that, %s goes to the %s.", p.Subj, locs[2]))
 			}
@@ -134,21 +182,32 @@ func genTracking(g *gen, n int) ([]Item, error) {
 				s = append(s, fmt.Sprintf("%s stays in the %s.", ps[1].Name, locs[1]),
 					fmt.Sprintf("Later %s goes to the %s.", p.Name, locs[3]))
 			}
+			if closing[level-1][i] > 0 {
+				s = append(s, fmt.Sprintf("%s does not go back to the %s.", p.SubjCap, pick(g, wrong)))
+			}
 			ctx = strings.Join(s, " ") + fmt.Sprintf(" Now %s is in the", p.Name)
 		}
-		return ctx, locs[moves], locs[:moves], true
+		return ctx, gold, wrong, true
 	})
+}
+
+// andList joins "a", "a and b", "a, b and c".
+func andList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
 var copyingSpec = taskSpec{
 	Task: Task{
 		ID: "copying", Domain: "D4", Name: "In-context copying", Reduction: Sum,
 		Levels: map[int]string{
-			1: "repeat a two-syllable made-up word",
-			2: "repeat the one of two three-syllable codes that a question asks for",
+			1: "repeat a two-syllable made-up word named among three one-letter changes of it",
+			2: "repeat the one of four three-syllable codes (two look-alike pairs) that a question asks for",
 			3: "continue a repeated list of five made-up words",
 		},
-		About: "Made-up words that only the context can supply, against one-letter changes or the other words in the context; every choice has the same length, so sum is fair.",
+		About: "Made-up words that only the context can supply; every choice is in the context, and only the one the question points to is right; every choice has the same length, so sum is fair.",
 	},
 	Size: 60, gen: genCopying,
 }
@@ -217,10 +276,17 @@ func (g *gen) mutate(w string, exclude map[string]bool) string {
 
 var codeColors = []string{"red", "blue", "green", "yellow", "white", "black"}
 
+// genCopying puts every choice in the context: the answer is the one the
+// context ties to the question, and where it is mentioned (first, last, in
+// between) is balanced over the items of a level.
 func genCopying(g *gen, n int) ([]Item, error) {
-	return g.leveled(n, func(level int) (ctx, gold string, wrong []string, ok bool) {
+	q := quota(n, 3)
+	goldAt := [2][]int{g.balanced(q[0], 4), g.balanced(q[1], 4)}
+	return g.leveled(n, func(level, i int) (ctx, gold string, wrong []string, ok bool) {
 		switch level {
 		case 1:
+			// The secret word among three one-letter changes of it, each
+			// named as not the secret word, before or after it.
 			gold = g.nonce(2)
 			ex := map[string]bool{gold: true}
 			for range 3 {
@@ -228,22 +294,39 @@ func genCopying(g *gen, n int) ([]Item, error) {
 				ex[m] = true
 				wrong = append(wrong, m)
 			}
-			ctx = fmt.Sprintf("The secret word is %s. Say the secret word again. The secret word is", gold)
+			at := goldAt[0][i]
+			var s []string
+			if at > 0 {
+				s = append(s, notSecret(wrong[:at]))
+			}
+			s = append(s, fmt.Sprintf("The secret word is %s.", gold))
+			if at < 3 {
+				s = append(s, notSecret(wrong[at:]))
+			}
+			ctx = strings.Join(s, " ") + " Say the secret word again. The secret word is"
 		case 2:
+			// Four boxes with codes in two look-alike pairs; the question
+			// asks for the box at position goldAt.
 			a, b := g.nonce(3), g.nonce(3)
 			if a == b {
 				return
 			}
-			cs := sample(g, codeColors, 2)
-			ask := g.intn(2)
-			gold = []string{a, b}[ask]
-			other := []string{a, b}[1-ask]
 			ex := map[string]bool{a: true, b: true}
-			m1 := g.mutate(gold, ex)
-			ex[m1] = true
-			wrong = []string{other, m1, g.mutate(other, ex)}
-			ctx = fmt.Sprintf("The %s box has the code %s, and the %s box has the code %s. The code of the %s box is", cs[0], a, cs[1], b, cs[ask])
+			a2 := g.mutate(a, ex)
+			ex[a2] = true
+			codes := sample(g, []string{a, a2, b, g.mutate(b, ex)}, 4)
+			cs := sample(g, codeColors, 4)
+			at := goldAt[1][i]
+			var parts []string
+			for j := range codes {
+				parts = append(parts, fmt.Sprintf("the %s box has the code %s", cs[j], codes[j]))
+			}
+			gold = codes[at]
+			wrong = append(append([]string(nil), codes[:at]...), codes[at+1:]...)
+			ctx = fmt.Sprintf("%s. The code of the %s box is", capitalize(andList(parts)), cs[at])
 		case 3:
+			// The gold has not been repeated yet; the distractors are the
+			// list's other words.
 			list := make([]string, 5)
 			uniq := map[string]bool{}
 			for i := range list {
@@ -260,3 +343,13 @@ func genCopying(g *gen, n int) ([]Item, error) {
 		return ctx, gold, wrong, true
 	})
 }
+
+// notSecret says that the words are not the secret word.
+func notSecret(ws []string) string {
+	if len(ws) == 1 {
+		return fmt.Sprintf("The word %s is not the secret word.", ws[0])
+	}
+	return fmt.Sprintf("The words %s are not the secret word.", andList(ws))
+}
+
+func capitalize(s string) string { return strings.ToUpper(s[:1]) + s[1:] }

@@ -2,6 +2,7 @@ package microbench
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -24,14 +25,23 @@ var arithmeticSpec = taskSpec{
 
 // near returns k distinct non-negative numbers ans+d for d in offsets,
 // excluding ans, in random order.
-func near(g *gen, ans, k int, offsets ...int) []string {
+func near(g *gen, ans, k int, keep func(string) bool, offsets ...int) []string {
 	var pool []string
 	for _, d := range offsets {
-		if v := ans + d; v >= 0 && d != 0 {
+		if v := ans + d; v >= 0 && d != 0 && keep(strconv.Itoa(v)) {
 			pool = append(pool, strconv.Itoa(v))
 		}
 	}
 	return others(g, pool, k, strconv.Itoa(ans))
+}
+
+// anyNumber keeps every near miss.
+func anyNumber(string) bool { return true }
+
+// notIn keeps near misses that are not among the shown terms: a distractor
+// copied from the context would stand out as the only choice there.
+func notIn(shown []string) func(string) bool {
+	return func(v string) bool { return !slices.Contains(shown, v) }
 }
 
 var (
@@ -39,12 +49,12 @@ var (
 )
 
 func genArithmetic(g *gen, n int) ([]Item, error) {
-	return g.leveled(n, func(level int) (ctx, gold string, wrong []string, ok bool) {
+	return g.leveled(n, func(level, _ int) (ctx, gold string, wrong []string, ok bool) {
 		switch level {
 		case 1:
 			a, b := g.between(1, 9), g.between(1, 9)
 			ctx, gold = fmt.Sprintf("%d + %d =", a, b), strconv.Itoa(a+b)
-			wrong = near(g, a+b, 3, -2, -1, 1, 2)
+			wrong = near(g, a+b, 3, anyNumber, -2, -1, 1, 2)
 		case 2:
 			if g.intn(2) == 0 {
 				p, thing := pick(g, people), pick(g, countables)
@@ -61,23 +71,23 @@ func genArithmetic(g *gen, n int) ([]Item, error) {
 					ctx = fmt.Sprintf("%s had %d %s. %s gave %d %s to a friend. Now %s has", p.Name, a, thing, p.SubjCap, b, thing, p.Name)
 				}
 				gold = fmt.Sprintf("%d %s.", ans, thing)
-				for _, w := range near(g, ans, 3, -2, -1, 1, 2) {
+				for _, w := range near(g, ans, 3, anyNumber, -2, -1, 1, 2) {
 					wrong = append(wrong, w+" "+thing+".")
 				}
 			} else {
 				a, b := g.between(11, 59), g.between(11, 39)
 				ctx, gold = fmt.Sprintf("%d + %d =", a, b), strconv.Itoa(a+b)
-				wrong = near(g, a+b, 3, -10, -2, -1, 1, 2, 10)
+				wrong = near(g, a+b, 3, anyNumber, -10, -2, -1, 1, 2, 10)
 			}
 		case 3:
 			if g.intn(2) == 0 {
 				a, b := g.between(30, 99), g.between(11, 29)
 				ctx, gold = fmt.Sprintf("%d - %d =", a, b), strconv.Itoa(a-b)
-				wrong = near(g, a-b, 3, -10, -2, -1, 1, 2, 10)
+				wrong = near(g, a-b, 3, anyNumber, -10, -2, -1, 1, 2, 10)
 			} else {
 				a, b := g.between(2, 9), g.between(2, 9)
 				ctx, gold = fmt.Sprintf("%d * %d =", a, b), strconv.Itoa(a*b)
-				wrong = near(g, a*b, 3, -a, -b, -1, 1, a, b)
+				wrong = near(g, a*b, 3, anyNumber, -a, -b, -1, 1, a, b)
 			}
 		}
 		return ctx, gold, wrong, true
@@ -238,21 +248,21 @@ func numbers(start, step, k int) []string {
 }
 
 func genSequences(g *gen, n int) ([]Item, error) {
-	return g.leveled(n, func(level int) (ctx, gold string, wrong []string, ok bool) {
+	return g.leveled(n, func(level, _ int) (ctx, gold string, wrong []string, ok bool) {
 		var shown []string
 		switch level*10 + g.intn(3) {
 		case 10: // count on by one
 			s := g.between(1, 40)
 			shown, gold = numbers(s, 1, 4), strconv.Itoa(s+4)
-			wrong = near(g, s+4, 3, -1, 1, 2)
+			wrong = near(g, s+4, 3, notIn(shown), 1, 2, 10, -10)
 		case 11:
 			shown, gold = cyclic(weekdays, g.intn(7), 3)
-			wrong = others(g, weekdays, 3, gold)
+			wrong = others(g, weekdays, 3, append(shown, gold)...)
 		case 12:
 			s := g.intn(20)
 			letters := strings.Split("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "")
 			shown, gold = letters[s:s+4], letters[s+4]
-			wrong = others(g, letters[max(0, s-2):min(len(letters), s+8)], 3, gold)
+			wrong = others(g, letters[max(0, s-2):min(len(letters), s+8)], 3, append(shown, gold)...)
 		case 20: // steps, or counting down
 			step := pick(g, []int{2, 3, 5, 10})
 			if g.intn(3) == 0 {
@@ -263,10 +273,10 @@ func genSequences(g *gen, n int) ([]Item, error) {
 				s = g.between(10, 30)
 			}
 			shown, gold = numbers(s, step, 4), strconv.Itoa(s+4*step)
-			wrong = near(g, s+4*step, 3, -step, step, 1, -1, 2*step)
+			wrong = near(g, s+4*step, 3, notIn(shown), step, 2*step, 1, -1, 2, -2, 10, -10)
 		case 21:
 			shown, gold = cyclic(monthNames, g.intn(12), 3)
-			wrong = others(g, monthNames, 3, gold)
+			wrong = others(g, monthNames, 3, append(shown, gold)...)
 		case 22:
 			s := g.between(1, 6)
 			step := g.between(1, 2)
@@ -274,11 +284,11 @@ func genSequences(g *gen, n int) ([]Item, error) {
 				shown = append(shown, numberWords[s+i*step])
 			}
 			gold = numberWords[s+3*step]
-			wrong = others(g, numberWords[s:], 3, gold)
+			wrong = others(g, numberWords[s:], 3, append(shown, gold)...)
 		case 30, 31: // doubling
 			s := g.between(1, 5)
 			shown, gold = []string{strconv.Itoa(s), strconv.Itoa(2 * s), strconv.Itoa(4 * s), strconv.Itoa(8 * s)}, strconv.Itoa(16*s)
-			wrong = near(g, 16*s, 3, -8*s, 8*s, 4*s, 2)
+			wrong = near(g, 16*s, 3, notIn(shown), 8*s, 4*s, -4*s, 2, -2)
 		case 32: // counting
 			t := pick(g, countThings)
 			k := g.between(4, 8) // k−2 ≥ 2 keeps every distractor plural

@@ -411,8 +411,8 @@ func TestEvaluateFullSuiteBatches(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, 3625, choices)
-	assert.Equal(t, 297, len(nulls))
+	assert.Equal(t, 3577, choices)
+	assert.Equal(t, 289, len(nulls))
 	assert.Len(t, calls.LogLikelihood, choices+len(nulls))
 	assert.Equal(t, mb.Requests{LogLikelihood: choices + len(nulls), Null: len(nulls), Rolling: 6}, res.Requests)
 	assert.Len(t, res.Items, 1054)

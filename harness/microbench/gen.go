@@ -142,22 +142,31 @@ func takeQuotas(g *gen, byLevel [][]Item, q []int) ([]Item, error) {
 const maxTries = 10000
 
 // leveled makes quota(n, 3) items per level, level by level. draw proposes
-// an item of the level: its context, gold answer and distractors, or ok
-// false to throw the attempt away. An attempt whose context repeats an
-// earlier item's is thrown away too; a kept one gets its choices shuffled.
-func (g *gen) leveled(n int, draw func(level int) (ctx, gold string, wrong []string, ok bool)) ([]Item, error) {
+// the level's item number i (from 0): its context, gold answer and
+// distractors, or ok false to throw the attempt away. An attempt whose
+// context repeats an earlier item's is thrown away too, and so is one that
+// would let choice length give answers away (see lengthTally); a kept one
+// gets its choices shuffled.
+func (g *gen) leveled(n int, draw func(level, i int) (ctx, gold string, wrong []string, ok bool)) ([]Item, error) {
 	var out []Item
 	seen := map[string]bool{}
 	for li, q := range quota(n, 3) {
 		level := li + 1
+		var long, short lengthTally
 		for made, tries := 0, 0; made < q; tries++ {
 			if tries == maxTries {
 				return nil, fmt.Errorf("level %d: %d distinct items of %d after %d draws", level, made, q, maxTries)
 			}
-			ctx, gold, wrong, ok := draw(level)
+			ctx, gold, wrong, ok := draw(level, made)
 			if !ok || seen[ctx] {
 				continue
 			}
+			lw, sw := lengthWins(gold, wrong)
+			if !long.fits(lw, len(wrong)+1) || !short.fits(sw, len(wrong)+1) {
+				continue
+			}
+			long.add(lw, len(wrong)+1)
+			short.add(sw, len(wrong)+1)
 			seen[ctx] = true
 			made++
 			ch, gi := g.choices(gold, wrong...)
@@ -165,6 +174,80 @@ func (g *gen) leveled(n int, draw func(level int) (ctx, gold string, wrong []str
 		}
 	}
 	return out, nil
+}
+
+// lengthWins is how often "pick the longest choice" and "pick the shortest
+// choice" would be right on an item, counting a tie among t choices as 1/t
+// (gold positions are balanced, and ties go to the lowest index).
+func lengthWins(gold string, wrong []string) (long, short float64) {
+	lo, hi := len(gold), len(gold)
+	for _, w := range wrong {
+		lo, hi = min(lo, len(w)), max(hi, len(w))
+	}
+	nLo, nHi := 0, 0
+	for _, c := range append([]string{gold}, wrong...) {
+		if len(c) == lo {
+			nLo++
+		}
+		if len(c) == hi {
+			nHi++
+		}
+	}
+	if len(gold) == hi {
+		long = 1 / float64(nHi)
+	}
+	if len(gold) == lo {
+		short = 1 / float64(nLo)
+	}
+	return long, short
+}
+
+// lengthTally keeps a length rule's expected right answers on a level's
+// items at most one item above chance: an item that would push it further
+// is drawn again, so the rule scores chance however the words fall.
+type lengthTally struct{ wins, chance float64 }
+
+func (t *lengthTally) fits(w float64, k int) bool { return t.wins+w <= t.chance+1/float64(k)+1 }
+func (t *lengthTally) add(w float64, k int)       { t.wins += w; t.chance += 1 / float64(k) }
+
+// fairDraws is how many random draws fairDraw compares.
+const fairDraws = 8
+
+// fairDraw completes fixed with k distractors from pool (none of them
+// excluded): of fairDraws random draws, the one that keeps the level's
+// length tallies closest to chance, which it then records.
+func (g *gen) fairDraw(gold string, fixed, pool []string, k int, exclude []string, long, short *lengthTally) []string {
+	var best []string
+	var bw [2]float64
+	bestCost := math.Inf(1)
+	for range fairDraws {
+		wrong := append(append([]string(nil), fixed...), others(g, pool, k, exclude...)...)
+		lw, sw := lengthWins(gold, wrong)
+		chance := 1 / float64(len(wrong)+1)
+		cost := math.Abs(long.wins+lw-long.chance-chance) + math.Abs(short.wins+sw-short.chance-chance)
+		if cost < bestCost {
+			best, bw, bestCost = wrong, [2]float64{lw, sw}, cost
+		}
+	}
+	long.add(bw[0], len(best)+1)
+	short.add(bw[1], len(best)+1)
+	return best
+}
+
+// balanced is n positions in [0, k) in random order, each position used
+// n/k times and the remainder spread over distinct positions: a schedule
+// that puts an item's cue (the gold mentioned first, say) on exactly its
+// share of the items.
+func (g *gen) balanced(n, k int) []int {
+	out := make([]int, 0, n)
+	for len(out)+k <= n {
+		for p := range k {
+			out = append(out, p)
+		}
+	}
+	out = append(out, g.perm(k)[:n-len(out)]...)
+	shuffle(g, out)
+	return out
 }
 
 // dedupe drops items whose context repeats an earlier one.
@@ -222,12 +305,53 @@ func article(w string) string {
 
 // contrastPair is a contrast pair: two items of one group whose contexts
 // want opposite answers, a for ctxA and b for ctxB, with the same two
-// choices shuffled independently.
+// choices in the same random order. The golds then sit at both positions
+// of every pair, so a preference for a position, like one for a choice,
+// gets exactly one member right and the pair wrong.
 func (g *gen) contrastPair(group string, level int, ctxA, ctxB, a, b string) []Item {
-	c1, g1 := g.choices(a, b)
-	c2, g2 := g.choices(b, a)
+	c, ga := g.choices(a, b)
 	return []Item{
-		{Context: ctxA, Choices: c1, Gold: g1, Group: group, Level: level},
-		{Context: ctxB, Choices: c2, Gold: g2, Group: group, Level: level},
+		{Context: ctxA, Choices: c, Gold: ga, Group: group, Level: level},
+		{Context: ctxB, Choices: append([]string(nil), c...), Gold: 1 - ga, Group: group, Level: level},
+	}
+}
+
+// balanceGold moves the gold of each generated item (by swapping it with
+// the choice in its place) so that, per level and number of choices, the
+// gold sits at every position as evenly as possible, the hand-written
+// items' positions counted too. A fixed-position guess then scores chance,
+// and so does any rule whose ties go to the lowest index.
+func balanceGold(g *gen, items, hand []Item) {
+	type key struct{ level, k int }
+	counts := map[key][]int{}
+	tally := func(it Item) []int {
+		k := key{it.Level, len(it.Choices)}
+		if counts[k] == nil {
+			counts[k] = make([]int, len(it.Choices))
+		}
+		return counts[k]
+	}
+	for _, it := range hand {
+		// A gold out of range is reported by validation, after this.
+		if it.Gold >= 0 && it.Gold < len(it.Choices) {
+			tally(it)[it.Gold]++
+		}
+	}
+	for _, i := range g.perm(len(items)) {
+		it := &items[i]
+		c := tally(*it)
+		var least []int
+		for p, n := range c {
+			switch {
+			case len(least) == 0 || n < c[least[0]]:
+				least = []int{p}
+			case n == c[least[0]]:
+				least = append(least, p)
+			}
+		}
+		to := pick(g, least)
+		it.Choices[it.Gold], it.Choices[to] = it.Choices[to], it.Choices[it.Gold]
+		it.Gold = to
+		c[to]++
 	}
 }

@@ -90,7 +90,8 @@ func taskItems(s taskSpec, hand []Item, r *rand.PCG) ([]Item, error) {
 	case n == 0:
 		return hand, nil
 	}
-	items, err := s.gen(&gen{src: r}, n)
+	g := &gen{src: r}
+	items, err := s.gen(g, n)
 	if err != nil {
 		// Some generators top up hand-written items from a fixed table, so
 		// a shrunken <task>.jsonl shows up here.
@@ -98,6 +99,9 @@ func taskItems(s taskSpec, hand []Item, r *rand.PCG) ([]Item, error) {
 	}
 	if len(items) != n {
 		return hand, fmt.Errorf("task %s generator made %d items, %d wanted", s.ID, len(items), n)
+	}
+	if !s.Grouped {
+		balanceGold(g, items, hand)
 	}
 	for i := range items {
 		items[i].ID = fmt.Sprintf("%s-%03d", s.ID, i+1)

@@ -70,7 +70,11 @@ func Leaderboard(results []*Result) string {
 		b.WriteString("\n*smoke model*: the built-in deterministic model; its numbers measure the harness, not a language model.\n")
 	}
 	if len(ranked) < len(results) {
-		b.WriteString("\n## Not ranked (incomplete runs)\n\n| Model | Params | complete tasks | scored items |\n|---|---|---|---|\n")
+		b.WriteString("\n## Not ranked (incomplete runs)\n\n" +
+			"These runs left items unscored (a -run filter, or requests the backend could not score). " +
+			"Their index is withheld, and so is each domain score whose tasks are not all complete; " +
+			"their task scores cover only the items scored.\n\n" +
+			"| Model | Params | complete tasks | scored items | domain scores |\n|---|---|---|---|---|\n")
 		for _, r := range results {
 			if r.Index != nil {
 				continue
@@ -83,7 +87,17 @@ func Leaderboard(results []*Result) string {
 				items += t.Items
 				total += t.ItemsTotal
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d of %d | %d of %d |\n", cell(r), FormatParams(r.NumParameters), complete, len(r.Tasks), items, total)
+			var domains []string
+			for _, d := range Domains {
+				if _, ok := r.DomainScores[d.ID]; ok {
+					domains = append(domains, d.ID)
+				}
+			}
+			scored := "none (withheld)"
+			if len(domains) > 0 {
+				scored = strings.Join(domains, ", ") + " only"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d of %d | %d of %d | %s |\n", cell(r), FormatParams(r.NumParameters), complete, len(r.Tasks), items, total, scored)
 		}
 	}
 	return b.String()

@@ -27,12 +27,21 @@ func TestLeaderboard(t *testing.T) {
 	smoke.Model.Smoke = true
 	partial := &mb.Result{Suite: mb.Name, Model: lm.Info{Key: "delta", Name: "Delta"}, NumParameters: 467648,
 		Tasks: []mb.TaskResult{{ID: "agreement", Complete: true, Items: 80, ItemsTotal: 80}, {ID: "capitals", Items: 10, ItemsTotal: 64}}}
+	// A run whose D1 tasks are complete keeps D1's score and nothing else.
+	partialD1 := &mb.Result{Suite: mb.Name, Model: lm.Info{Key: "echo", Name: "Echo"}, NumParameters: 2_900_000,
+		DomainScores: map[string]float64{"D1": 12.5},
+		Tasks: []mb.TaskResult{{ID: "agreement", Complete: true, Items: 80, ItemsTotal: 80}, {ID: "morphology", Complete: true, Items: 60, ItemsTotal: 60},
+			{ID: "word_order", Complete: true, Items: 60, ItemsTotal: 60}, {ID: "synonyms", ItemsTotal: 60}, {ID: "antonyms", ItemsTotal: 60},
+			{ID: "categories", ItemsTotal: 60}, {ID: "capitals", ItemsTotal: 64}, {ID: "science", ItemsTotal: 60}, {ID: "everyday", ItemsTotal: 60},
+			{ID: "reading", ItemsTotal: 60}, {ID: "tracking", ItemsTotal: 60}, {ID: "copying", ItemsTotal: 60}, {ID: "arithmetic", ItemsTotal: 70},
+			{ID: "comparison", ItemsTotal: 60}, {ID: "sequences", ItemsTotal: 60}, {ID: "continuation", ItemsTotal: 60}, {ID: "story", ItemsTotal: 60}, {ID: "bpb", ItemsTotal: 6}}}
 	got := mb.Leaderboard([]*mb.Result{
 		smoke,
 		ranked("alpha", "SmolLM2-135M-Base", 134_515_008, 58.90, 1, 62.18, 86.33, 86.85, 40.85, 45.93, 41.62),
 		partial,
 		ranked("beta", "Qwen3-0.6B", 596_000_000, 69.82, 1, 59.82, 79.42, 87.94, 64.03, 77.10, 50.10),
 		ranked("gamma", "Pythia|160M", 162_300_000, 58.00, 1, 58.69, 72.57, 48.51, 25.48, 26.79, 33.69),
+		partialD1,
 	})
 	want := `# Supra-μBench leaderboard
 
@@ -53,9 +62,12 @@ Standard errors of the index (item sampling): Qwen3-0.6B ± 1.00; SmolLM2-135M-B
 
 ## Not ranked (incomplete runs)
 
-| Model | Params | complete tasks | scored items |
-|---|---|---|---|
-| Delta | 467648 | 1 of 2 | 90 of 144 |
+These runs left items unscored (a -run filter, or requests the backend could not score). Their index is withheld, and so is each domain score whose tasks are not all complete; their task scores cover only the items scored.
+
+| Model | Params | complete tasks | scored items | domain scores |
+|---|---|---|---|---|
+| Delta | 467648 | 1 of 2 | 90 of 144 | none (withheld) |
+| Echo | 2.9M | 3 of 18 | 200 of 1060 | D1 only |
 `
 	assert.Equal(t, want, got)
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/feather-eval/feather/harness/onnx/testmodel"
+	"github.com/feather-eval/feather/harness/onnx/smoke"
 )
 
 // openBuiltin opens a model feather builds itself. "smoke" is a tiny
@@ -14,8 +14,8 @@ func openBuiltin(ctx context.Context, name string, opt Options) (*Model, error) 
 	if name != "smoke" {
 		return nil, fmt.Errorf("unknown builtin %q; the onnx backend has \"smoke\"", name)
 	}
-	dir := testmodel.SmokeDir()
-	if err := testmodel.Smoke(dir); err != nil {
+	dir := smoke.Dir()
+	if err := smoke.Ensure(dir); err != nil {
 		return nil, fmt.Errorf("building the smoke model in %s: %w", dir, err)
 	}
 	if opt.Name == "" {

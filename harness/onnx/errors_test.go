@@ -15,6 +15,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/catalog"
 	"github.com/feather-eval/feather/harness/lm"
+	"github.com/feather-eval/feather/harness/onnx/smoke"
 	"github.com/feather-eval/feather/harness/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/ortlib"
 	"github.com/feather-eval/feather/harness/testenv"
@@ -258,7 +259,7 @@ func TestOpenEntrySmoke(t *testing.T) {
 	assert.True(t, info.Smoke)
 	assert.Equal(t, "smoke", info.Key)
 	assert.Equal(t, "smoke (built-in test model)", info.Name)
-	assert.Equal(t, testmodel.SmokeDir(), info.Path)
+	assert.Equal(t, smoke.Dir(), info.Path)
 	assert.True(t, info.Chat, "the smoke model has a ChatML template")
 	assert.Equal(t, 2048, info.ContextLength)
 	assert.Positive(t, info.Params)

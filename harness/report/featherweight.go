@@ -124,12 +124,12 @@ type fwPage struct {
 }
 
 var fwBody = template.Must(template.New("fw").Parse(`
-<p>Questions: {{if .Data.Name}}{{.Data.Name}} {{end}}<code>{{.Data.File}}</code> ({{.Data.Items}} items, sha256 <code>{{.Data.SHA256}}</code>). Greedy decoding; each score is the share answered correctly with its 95% Wilson interval. A parse error counts as wrong and is also counted on its own.</p>
+<p>Questions: {{if .Data.Name}}{{.Data.Name}} {{end}}<code>{{.Data.File}}</code> ({{.Data.Items}} items, sha256 <code>{{.Data.SHA256}}</code>). Greedy decoding; each score is the share of the items asked that was answered correctly, with its 95% Wilson interval. A parse error counts as wrong and is also counted on its own; so does a failed request, which marks the score incomplete.</p>
 <h2 id="leaderboard">Leaderboard</h2>
 <div class="scroll"><table>
 <thead><tr><th rowspan="2">model</th><th rowspan="2" class="num">params</th>{{range .Styles}}<th colspan="3">{{.}}</th>{{end}}</tr>
 <tr>{{range .Styles}}<th class="num">score</th><th class="num">95% CI</th><th class="num">parse errors</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}<tr><td>{{.Label}}</td><td class="num">{{.Params}}</td>{{range .Cols}}{{if .Ran}}<td class="num">{{.Score}} ({{.Cor}}/{{.N}})</td><td class="num">{{.CI}}</td><td class="num">{{.ParseErrors}}{{if .Errors}} · {{.Errors}} not run{{end}}</td>{{else}}<td class="num">—</td><td class="num">—</td><td class="num">—</td>{{end}}{{end}}</tr>{{end}}</tbody>
+<tbody>{{range .Rows}}<tr><td>{{.Label}}</td><td class="num">{{.Params}}</td>{{range .Cols}}{{if .Ran}}<td class="num">{{.Score}} ({{.Cor}}/{{.N}})</td><td class="num">{{.CI}}</td><td class="num">{{.ParseErrors}}{{if .Errors}} · {{.Errors}} failed (incomplete){{end}}</td>{{else}}<td class="num">—</td><td class="num">—</td><td class="num">—</td>{{end}}{{end}}</tr>{{end}}</tbody>
 </table></div>
 {{.Bars}}
 <p class="explain">Bars are scores, whiskers the 95% Wilson intervals, models sorted by parameter count; the dashed line is chance (25%). With about 100 items an interval is roughly ±9 points: read smaller gaps with care.{{if .Smoke}} The smoke model measures the harness, not a language model.{{end}}</p>

@@ -261,7 +261,7 @@ func errRefused(why string) error {
 	if why == "" {
 		why = "no isolation was chosen"
 	}
-	return fmt.Errorf("sandbox: refusing to run model-written code unisolated (%s): install bubblewrap (apt-get install bubblewrap, or make browser-deps), or opt out explicitly (sandbox.AllowUnisolated)", why)
+	return fmt.Errorf("sandbox: refusing to run model-written code unisolated (%s): install bubblewrap (apt-get install bubblewrap, or make browser-deps), or, to run it with resource limits only, opt out explicitly: -fb.allow-unisolated (FEATHER_FB_ALLOW_UNISOLATED=true) for go test, --allow-unisolated for feather check", why)
 }
 
 // Run runs name with args under DefaultLimits; see RunWithLimits.

@@ -195,7 +195,7 @@ func TestRunUsesTheStrongestMode(t *testing.T) {
 func TestRunRefusesUnisolatedWithoutTheOptOut(t *testing.T) {
 	AllowUnisolated(false)
 	_, err := runMode(context.Background(), None, "bwrap: bubblewrap (bwrap) is not installed; netns: operation not permitted", nil, finishTimeout, Limits{}, "true", nil)
-	require.EqualError(t, err, "sandbox: refusing to run model-written code unisolated (bwrap: bubblewrap (bwrap) is not installed; netns: operation not permitted): install bubblewrap (apt-get install bubblewrap, or make browser-deps), or opt out explicitly (sandbox.AllowUnisolated)")
+	require.EqualError(t, err, "sandbox: refusing to run model-written code unisolated (bwrap: bubblewrap (bwrap) is not installed; netns: operation not permitted): install bubblewrap (apt-get install bubblewrap, or make browser-deps), or, to run it with resource limits only, opt out explicitly: -fb.allow-unisolated (FEATHER_FB_ALLOW_UNISOLATED=true) for go test, --allow-unisolated for feather check")
 
 	allowUnisolatedFor(t)
 	res, err := runMode(context.Background(), None, "", nil, finishTimeout, Limits{}, "sh", []string{"-c", "echo ran"})

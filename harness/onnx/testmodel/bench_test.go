@@ -8,29 +8,6 @@ import (
 	"github.com/feather-eval/feather/harness/onnx/testmodel"
 )
 
-// Building the smoke model from nothing (what `make bench` pays once).
-func BenchmarkSmokeBuild(b *testing.B) {
-	for i := 0; b.Loop(); i++ {
-		dir := filepath.Join(b.TempDir(), "smoke")
-		if err := testmodel.Smoke(dir); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// Finding the smoke model already built: every later run.
-func BenchmarkSmokeCached(b *testing.B) {
-	dir := filepath.Join(b.TempDir(), "smoke")
-	if err := testmodel.Smoke(dir); err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if err := testmodel.Smoke(dir); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 func BenchmarkPerfFixtureBuild(b *testing.B) {
 	for b.Loop() {
 		dir := filepath.Join(b.TempDir(), "perf")

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"sync"
+
+	"github.com/feather-eval/feather/harness/onnx/seeded"
 )
 
 // BigramConfig describes a designed model: a Llama-style decoder whose
@@ -93,8 +95,8 @@ func BuildBigram(dir string, bc BigramConfig) (*Bigram, error) {
 func (b *Bigram) design(next map[int]int, margin float64) {
 	c := b.Config
 	for i := 0; i < c.Layers; i++ {
-		clear(b.w[layerName(i, "self_attn.o_proj.weight")].data)
-		clear(b.w[layerName(i, "mlp.down_proj.weight")].data)
+		clear(b.w[layerName(i, "self_attn.o_proj.weight")].Data)
+		clear(b.w[layerName(i, "mlp.down_proj.weight")].Data)
 	}
 	prevs := make([]int, 0, len(next))
 	for p := range next {
@@ -116,23 +118,23 @@ func (b *Bigram) design(next map[int]int, margin float64) {
 	}
 
 	emb := b.w[embedName(c.Arch)]
-	clear(emb.data)
+	clear(emb.Data)
 	for t, k := range b.class {
-		emb.data[t*c.Hidden+k] = bigramScale
+		emb.Data[t*c.Hidden+k] = bigramScale
 	}
 	// RMSNorm of a·e_k is a·e_k/√(a²/D) = √D·e_k; the weight 1/√D (a power
 	// of two) makes it exactly e_k.
 	norm := b.w["model.norm.weight"]
-	for i := range norm.data {
-		norm.data[i] = float32(1 / math.Sqrt(float64(c.Hidden)))
+	for i := range norm.Data {
+		norm.Data[i] = float32(1 / math.Sqrt(float64(c.Hidden)))
 	}
 	head := b.w["lm_head.weight"]
-	r := stream(c.Seed, "bigram table")
-	for i := range head.data {
-		head.data[i] = r.uniform(2)
+	r := seeded.Stream(c.Seed, "bigram table")
+	for i := range head.Data {
+		head.Data[i] = r.Uniform(2)
 	}
 	for k, p := range prevs {
-		row := head.data[k*c.Vocab : (k+1)*c.Vocab]
+		row := head.Data[k*c.Vocab : (k+1)*c.Vocab]
 		n := next[p]
 		best := float32(math.Inf(-1))
 		for v, x := range row {
@@ -160,7 +162,7 @@ func (b *Bigram) Row(prev int) []float64 {
 		return r
 	}
 	v := b.Config.Vocab
-	logits := b.w["lm_head.weight"].data[k*v : (k+1)*v]
+	logits := b.w["lm_head.weight"].Data[k*v : (k+1)*v]
 	r := LogSoftmax(logits)
 	b.rows[k] = r
 	return r

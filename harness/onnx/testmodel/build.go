@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/feather-eval/feather/harness/onnx/corpustok"
 	pb "github.com/feather-eval/feather/harness/onnx/onnxpb"
 )
 
@@ -20,7 +21,7 @@ type Model struct {
 	// Dir is the model folder; File the main ONNX file's path in it.
 	Dir, File string
 	w         map[string]*tensor
-	tok       *bpe
+	tok       *corpustok.BPE
 }
 
 // externalMin is the size from which a tensor goes to the external data
@@ -45,7 +46,7 @@ func Build(dir string, cfg Config) (*Model, error) {
 }
 
 func newModel(c Config) (*Model, error) {
-	tok, err := newTokenizer(c.Vocab)
+	tok, err := corpustok.New(c.Vocab)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func newModel(c Config) (*Model, error) {
 func (m *Model) ParamCount() int64 {
 	var n int64
 	for _, t := range m.w {
-		n += int64(len(t.data))
+		n += int64(len(t.Data))
 	}
 	return n
 }
@@ -85,17 +86,17 @@ func (m *Model) Variant(variant string) (*Model, error) {
 	out := *m
 	out.w = map[string]*tensor{}
 	for name, t := range m.w {
-		data := t.data
+		data := t.Data
 		switch {
 		case e.quant != "" && quantizable(name, t):
 			data = quantize(t, e.quant).values
 		case e.half:
-			data = make([]float32, len(t.data))
-			for i, v := range t.data {
+			data = make([]float32, len(t.Data))
+			for i, v := range t.Data {
 				data[i] = pb.Float16Value(pb.Float16Bits(v))
 			}
 		}
-		out.w[name] = &tensor{shape: t.shape, data: data}
+		out.w[name] = &tensor{Shape: t.Shape, Data: data}
 	}
 	return &out, nil
 }

@@ -3,8 +3,9 @@
 // files, the ONNX graph with the I/O real exports have), computes their
 // logits with a plain-Go reference forward pass, and provides "designed"
 // models whose log-probabilities are known in closed form. Tests use them
-// to check the ONNX backend; Smoke is the built-in model `make bench` runs.
-// Everything is generated from a seed: nothing is downloaded.
+// to check the ONNX backend. Everything is generated from a seed: nothing
+// is downloaded. Only tests import this package; the built-in model is
+// harness/onnx/smoke.
 package testmodel
 
 import (
@@ -12,7 +13,24 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/feather-eval/feather/harness/onnx/corpustok"
+	"github.com/feather-eval/feather/harness/onnx/smoke"
 )
+
+// The tokenizer's special tokens and their ids (see corpustok).
+const (
+	EOSID     = corpustok.EOSID // <|endoftext|>, also the padding token
+	BOSID     = corpustok.BOSID // <|begin_of_text|>
+	IMStartID = corpustok.IMStartID
+	IMEndID   = corpustok.IMEndID
+	// MinVocab is the smallest vocabulary: the special tokens and one token per byte.
+	MinVocab = corpustok.MinVocab
+)
+
+// ChatML is a ChatML chat template (as SmolLM and Qwen use) for
+// Config.ChatTemplate.
+const ChatML = corpustok.ChatML
 
 // Arch is the decoder family.
 type Arch string
@@ -154,4 +172,24 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// SmokeConfig is the built-in smoke model (harness/onnx/smoke) as a
+// Config, so tests can run the reference forward pass on it.
+func SmokeConfig() Config {
+	return Config{
+		Arch: Llama, Vocab: smoke.Vocab, Hidden: smoke.Hidden, Layers: smoke.Layers, Heads: smoke.Heads,
+		KVHeads: smoke.KVHeads, Intermediate: smoke.Intermediate, MaxPositions: smoke.MaxPositions,
+		TiedEmbeddings: true, Seed: smoke.Seed, PositionIDs: true,
+		ChatTemplate: ChatML, EOSIDs: smoke.EOSIDs(), Name: smoke.Name,
+	}
+}
+
+// PerfFixture is a model about the shape of a small real one (6 layers,
+// width 256, GQA, a 32k vocabulary) for benchmarks of the ONNX backend.
+func PerfFixture() Config {
+	return Config{
+		Arch: Llama, Vocab: 32000, Hidden: 256, Layers: 6, Heads: 4, KVHeads: 2, Intermediate: 688,
+		MaxPositions: 2048, TiedEmbeddings: true, Seed: 32000, PositionIDs: true, Name: "feather-perf",
+	}
 }

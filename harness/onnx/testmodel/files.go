@@ -3,6 +3,8 @@ package testmodel
 import (
 	"fmt"
 	"slices"
+
+	"github.com/feather-eval/feather/harness/onnx/corpustok"
 )
 
 // transformersVersion is written where Hugging Face records the version
@@ -100,36 +102,6 @@ func (m *Model) jsonFiles() ([]file, error) {
 		gen["eos_token_id"] = c.EOSIDs
 	}
 
-	addedDecoder := map[string]any{}
-	for id, s := range specialTokens {
-		addedDecoder[fmt.Sprint(id)] = map[string]any{
-			"content": s, "lstrip": false, "normalized": false, "rstrip": false, "single_word": false, "special": true,
-		}
-	}
-	tokCfg := map[string]any{
-		"add_bos_token":                true,
-		"add_eos_token":                false,
-		"add_prefix_space":             false,
-		"added_tokens_decoder":         addedDecoder,
-		"additional_special_tokens":    []string{specialTokens[IMStartID], specialTokens[IMEndID]},
-		"bos_token":                    specialTokens[BOSID],
-		"eos_token":                    specialTokens[EOSID],
-		"pad_token":                    specialTokens[EOSID],
-		"unk_token":                    nil,
-		"clean_up_tokenization_spaces": false,
-		"model_max_length":             c.MaxPositions,
-		"tokenizer_class":              "PreTrainedTokenizerFast",
-	}
-	if c.ChatTemplate != "" {
-		tokCfg["chat_template"] = c.ChatTemplate
-	}
-	specialMap := map[string]any{
-		"additional_special_tokens": []string{specialTokens[IMStartID], specialTokens[IMEndID]},
-		"bos_token":                 specialTokens[BOSID],
-		"eos_token":                 specialTokens[EOSID],
-		"pad_token":                 specialTokens[EOSID],
-	}
-
 	var out []file
 	for _, f := range []struct {
 		name string
@@ -137,18 +109,19 @@ func (m *Model) jsonFiles() ([]file, error) {
 	}{
 		{"config.json", cfg},
 		{"generation_config.json", gen},
-		{"tokenizer_config.json", tokCfg},
-		{"special_tokens_map.json", specialMap},
 	} {
-		data, err := marshalJSON(f.v)
+		data, err := corpustok.JSON(f.v)
 		if err != nil {
 			return nil, fmt.Errorf("testmodel: encoding %s: %w", f.name, err)
 		}
 		out = append(out, file{f.name, data})
 	}
-	tj, err := m.tok.tokenizerJSON()
+	tfiles, err := m.tok.Files(c.MaxPositions, c.ChatTemplate)
 	if err != nil {
-		return nil, fmt.Errorf("testmodel: encoding tokenizer.json: %w", err)
+		return nil, err
 	}
-	return append(out, file{"tokenizer.json", tj}), nil
+	for _, f := range tfiles {
+		out = append(out, file{f.Name, f.Data})
+	}
+	return out, nil
 }

@@ -139,8 +139,8 @@ func (w *weights) get(name string) string {
 		return v
 	}
 	t := w.m.w[name]
-	dims := make([]int64, len(t.shape))
-	for i, d := range t.shape {
+	dims := make([]int64, len(t.Shape))
+	for i, d := range t.Shape {
 		dims[i] = int64(d)
 	}
 	var v string
@@ -152,9 +152,9 @@ func (w *weights) get(name string) string {
 			w.b.Weight(pb.FloatTensor(name+"_scale", []int64{dims[1]}, q.scale)),
 			w.b.Weight(q.zeroPoint(name+"_zero_point")))
 	case w.e.half:
-		v = w.b.OpAttr("Cast", []pb.Attribute{pb.AttrInt("to", int64(pb.Float))}, w.b.Weight(pb.Float16Tensor(name, dims, t.data)))
+		v = w.b.OpAttr("Cast", []pb.Attribute{pb.AttrInt("to", int64(pb.Float))}, w.b.Weight(pb.Float16Tensor(name, dims, t.Data)))
 	default:
-		v = w.b.Weight(pb.FloatTensor(name, dims, t.data))
+		v = w.b.Weight(pb.FloatTensor(name, dims, t.Data))
 	}
 	w.memo[name] = v
 	return v

@@ -10,7 +10,7 @@ import (
 // quantizable: the 2-D MatMul weights. Embeddings (read by Gather), norms
 // and biases stay float, as weight-only quantizers leave them.
 func quantizable(name string, t *tensor) bool {
-	return len(t.shape) == 2 && strings.HasSuffix(name, ".weight") &&
+	return len(t.Shape) == 2 && strings.HasSuffix(name, ".weight") &&
 		name != "model.embed_tokens.weight" && name != "transformer.wte.weight" && name != "transformer.wpe.weight"
 }
 
@@ -25,15 +25,15 @@ type quantized struct {
 }
 
 func quantize(t *tensor, kind string) *quantized {
-	rows, cols := t.shape[0], t.shape[1]
-	out := &quantized{kind: kind, shape: t.shape, q: make([]int32, len(t.data)), scale: make([]float32, cols), values: make([]float32, len(t.data))}
+	rows, cols := t.Shape[0], t.Shape[1]
+	out := &quantized{kind: kind, shape: t.Shape, q: make([]int32, len(t.Data)), scale: make([]float32, cols), values: make([]float32, len(t.Data))}
 	if kind == "uint8" {
 		out.zp = 128
 	}
 	for j := 0; j < cols; j++ {
 		var m float64
 		for i := 0; i < rows; i++ {
-			m = math.Max(m, math.Abs(float64(t.at2(i, j))))
+			m = math.Max(m, math.Abs(float64(t.Data[i*cols+j])))
 		}
 		s := float32(m / 127)
 		if s == 0 {
@@ -42,7 +42,7 @@ func quantize(t *tensor, kind string) *quantized {
 		out.scale[j] = s
 		for i := 0; i < rows; i++ {
 			k := i*cols + j
-			q := int32(math.RoundToEven(float64(t.data[k]) / float64(s)))
+			q := int32(math.RoundToEven(float64(t.Data[k]) / float64(s)))
 			q = max(-127, min(127, q)) + out.zp
 			out.q[k] = q
 			out.values[k] = float32(q-out.zp) * s

@@ -78,7 +78,7 @@ func (m *Model) forward(ids []int) [][]float64 {
 			e := m.w[embedName(c.Arch)]
 			out[t] = make([]float64, c.Vocab)
 			for v := range out[t] {
-				out[t][v] = dot32(h, e.data[v*c.Hidden:(v+1)*c.Hidden])
+				out[t][v] = dot32(h, e.Data[v*c.Hidden:(v+1)*c.Hidden])
 			}
 		} else {
 			out[t] = matVec(h, head)
@@ -117,22 +117,22 @@ func (m *Model) gpt2Layer(i int, x [][]float64) {
 	for t := range x {
 		h := layerNorm(x[t], w[gpt2Name(i, "ln_1.weight")], w[gpt2Name(i, "ln_1.bias")], c.NormEps)
 		qkv := matVec(h, w[gpt2Name(i, "attn.c_attn.weight")])
-		addTo(qkv, f64(w[gpt2Name(i, "attn.c_attn.bias")].data))
+		addTo(qkv, f64(w[gpt2Name(i, "attn.c_attn.bias")].Data))
 		q[t], k[t], v[t] = qkv[:d], qkv[d:2*d], qkv[2*d:]
 	}
 	a := m.attend(q, k, v)
 	for t := range x {
 		o := matVec(a[t], w[gpt2Name(i, "attn.c_proj.weight")])
-		addTo(o, f64(w[gpt2Name(i, "attn.c_proj.bias")].data))
+		addTo(o, f64(w[gpt2Name(i, "attn.c_proj.bias")].Data))
 		addTo(x[t], o)
 		h := layerNorm(x[t], w[gpt2Name(i, "ln_2.weight")], w[gpt2Name(i, "ln_2.bias")], c.NormEps)
 		fc := matVec(h, w[gpt2Name(i, "mlp.c_fc.weight")])
-		addTo(fc, f64(w[gpt2Name(i, "mlp.c_fc.bias")].data))
+		addTo(fc, f64(w[gpt2Name(i, "mlp.c_fc.bias")].Data))
 		for j, z := range fc {
 			fc[j] = 0.5 * z * (1 + math.Erf(z/math.Sqrt2))
 		}
 		o = matVec(fc, w[gpt2Name(i, "mlp.c_proj.weight")])
-		addTo(o, f64(w[gpt2Name(i, "mlp.c_proj.bias")].data))
+		addTo(o, f64(w[gpt2Name(i, "mlp.c_proj.bias")].Data))
 		addTo(x[t], o)
 	}
 }
@@ -199,7 +199,7 @@ func rmsNorm(x []float64, w *tensor, eps float64) []float64 {
 	r := math.Sqrt(ms/float64(len(x)) + eps)
 	out := make([]float64, len(x))
 	for i, v := range x {
-		out[i] = v / r * float64(w.data[i])
+		out[i] = v / r * float64(w.Data[i])
 	}
 	return out
 }
@@ -216,20 +216,20 @@ func layerNorm(x []float64, w, b *tensor, eps float64) []float64 {
 	r := math.Sqrt(vr/float64(len(x)) + eps)
 	out := make([]float64, len(x))
 	for i, v := range x {
-		out[i] = (v-mean)/r*float64(w.data[i]) + float64(b.data[i])
+		out[i] = (v-mean)/r*float64(w.Data[i]) + float64(b.Data[i])
 	}
 	return out
 }
 
 // matVec is x·W for W stored [in, out].
 func matVec(x []float64, w *tensor) []float64 {
-	cols := w.shape[1]
+	cols := w.Shape[1]
 	out := make([]float64, cols)
 	for i, xi := range x {
 		if xi == 0 {
 			continue
 		}
-		r := w.data[i*cols : (i+1)*cols]
+		r := w.Data[i*cols : (i+1)*cols]
 		for j, wv := range r {
 			out[j] += xi * float64(wv)
 		}
@@ -238,8 +238,8 @@ func matVec(x []float64, w *tensor) []float64 {
 }
 
 func row(t *tensor, i int) []float64 {
-	c := t.shape[1]
-	return f64(t.data[i*c : (i+1)*c])
+	c := t.Shape[1]
+	return f64(t.Data[i*c : (i+1)*c])
 }
 
 func f64(v []float32) []float64 {

@@ -59,7 +59,7 @@ func TestGolden(t *testing.T) {
 		mb = append(mb, r.Label)
 		noise = append(noise, r.WithinNoise)
 	}
-	assert.Equal(t, []string{"Small 50M (20260705T090000Z)", "Small 50M (20260704T101530Z)", "Tiny 3M"}, mb)
+	assert.Equal(t, []string{"Small 50M (20260704T101530Z)", "Small 50M (20260705T090000Z)", "Tiny 3M"}, mb)
 	assert.Equal(t, []bool{false, true, false}, noise)
 	assert.Len(t, s.Featherweight.Rows, 6, "three model runs × two styles")
 }

@@ -1,4 +1,9 @@
-package testmodel
+// Package corpustok is the tokenizer of feather's generated models: a
+// byte-level BPE trained in Go on an embedded corpus, written as the
+// Hugging Face tokenizer files (tokenizer.json, tokenizer_config.json,
+// special_tokens_map.json). The built-in smoke model and the test models
+// share it, so both load through the same tokenizer code as real exports.
+package corpustok
 
 import (
 	"bytes"
@@ -12,6 +17,8 @@ import (
 	"unicode"
 
 	"github.com/dlclark/regexp2"
+
+	"github.com/feather-eval/feather/harness/onnx/seeded"
 )
 
 // The tokenizer's special tokens and their ids.
@@ -26,8 +33,7 @@ const (
 
 var specialTokens = [...]string{"<|endoftext|>", "<|begin_of_text|>", "<|im_start|>", "<|im_end|>"}
 
-// ChatML is a ChatML chat template (as SmolLM and Qwen use) for
-// Config.ChatTemplate.
+// ChatML is a ChatML chat template, as SmolLM and Qwen use.
 const ChatML = "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
 
 //go:embed corpus.txt
@@ -37,9 +43,9 @@ var corpus string
 // with use_regex), used to cut the training text into words.
 const gpt2Split = `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`
 
-// bpe is a byte-level BPE vocabulary: ids are positions in vocab; merges
+// BPE is a byte-level BPE vocabulary: ids are positions in vocab; merges
 // are in rank order.
-type bpe struct {
+type BPE struct {
 	vocab  []string
 	merges [][2]string
 }
@@ -73,26 +79,26 @@ var (
 	learnedOnce sync.Once
 	learned     [][2]string
 	learnErr    error
-	tokCache    sync.Map // size → *bpe
+	tokCache    sync.Map // size → *BPE
 )
 
-// newTokenizer returns the vocabulary of exactly size tokens: special
+// New returns the vocabulary of exactly size tokens: special
 // tokens, the 256 byte tokens, merges learned from the embedded corpus in
 // order, and, when the corpus runs out of pairs seen twice, synthetic
 // merges of existing word pieces (so large vocabularies such as the
 // 32k perf fixture still decode every id to text).
-func newTokenizer(size int) (*bpe, error) {
+func New(size int) (*BPE, error) {
 	if size < MinVocab {
-		return nil, fmt.Errorf("testmodel: a vocabulary of %d is below the minimum %d", size, MinVocab)
+		return nil, fmt.Errorf("corpustok: a vocabulary of %d is below the minimum %d", size, MinVocab)
 	}
 	if t, ok := tokCache.Load(size); ok {
-		return t.(*bpe), nil
+		return t.(*BPE), nil
 	}
 	learnedOnce.Do(func() { learned, learnErr = train(trainingText(), 1<<20) })
 	if learnErr != nil {
 		return nil, learnErr
 	}
-	t := &bpe{vocab: append([]string(nil), specialTokens[:]...)}
+	t := &BPE{vocab: append([]string(nil), specialTokens[:]...)}
 	for b := 0; b < 256; b++ {
 		t.vocab = append(t.vocab, string(byteRunes[b]))
 	}
@@ -115,7 +121,7 @@ func newTokenizer(size int) (*bpe, error) {
 
 // fillSynthetic adds merges of a word piece and a continuation piece
 // (letters only) until the vocabulary has size tokens.
-func (t *bpe) fillSynthetic(size int, known map[string]bool) {
+func (t *BPE) fillSynthetic(size int, known map[string]bool) {
 	var starts, conts []string
 	for _, v := range t.vocab[len(specialTokens):] {
 		body := strings.TrimPrefix(v, "Ġ")
@@ -127,10 +133,10 @@ func (t *bpe) fillSynthetic(size int, known map[string]bool) {
 			conts = append(conts, v)
 		}
 	}
-	r := &splitmix64{s: 0x5eed}
+	r := seeded.New(0x5eed)
 	for len(t.vocab) < size {
-		a := starts[r.next()%uint64(len(starts))]
-		b := conts[r.next()%uint64(len(conts))]
+		a := starts[r.Next()%uint64(len(starts))]
+		b := conts[r.Next()%uint64(len(conts))]
 		if known[a+b] || len([]rune(a+b)) > 12 {
 			continue
 		}
@@ -164,11 +170,11 @@ func trainingText() string {
 	}
 	var sb strings.Builder
 	sb.WriteString(corpus)
-	r := &splitmix64{s: 0xc0ffee}
+	r := seeded.New(0xc0ffee)
 	for rep := 0; rep < 4; rep++ {
 		perm := append([]string(nil), words...)
 		for i := len(perm) - 1; i > 0; i-- {
-			j := int(r.next() % uint64(i+1))
+			j := int(r.Next() % uint64(i+1))
 			perm[i], perm[j] = perm[j], perm[i]
 		}
 		for i := 0; i < len(perm); i += 8 {
@@ -196,7 +202,7 @@ func train(text string, maxMerges int) ([][2]string, error) {
 		m, err = re.FindNextMatch(m)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("testmodel: splitting the tokenizer corpus: %w", err)
+		return nil, fmt.Errorf("corpustok: splitting the tokenizer corpus: %w", err)
 	}
 	keys := make([]string, 0, len(counts))
 	for k := range counts {
@@ -311,7 +317,7 @@ func (h *pairHeap) Pop() any {
 // tokenizerJSON is tokenizer.json in the layout the tokenizers library
 // writes: byte-level BPE, BOS added by a TemplateProcessing post-processor
 // (as Llama 3 does), special tokens as added tokens.
-func (t *bpe) tokenizerJSON() ([]byte, error) {
+func (t *BPE) tokenizerJSON() ([]byte, error) {
 	type added struct {
 		ID         int    `json:"id"`
 		Content    string `json:"content"`
@@ -367,7 +373,7 @@ func (t *bpe) tokenizerJSON() ([]byte, error) {
 			{"merges", merges},
 		}},
 	}
-	return marshalJSON(doc)
+	return JSON(doc)
 }
 
 // kv and orderedMap write JSON objects in a fixed key order.
@@ -411,9 +417,10 @@ func marshalCompact(v any) ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
-// marshalJSON writes indented JSON without HTML escaping (so "<|im_end|>"
-// stays readable), as Python's json.dumps(indent=2, ensure_ascii=False) does.
-func marshalJSON(v any) ([]byte, error) {
+// JSON is how every JSON file of a generated folder is written: indented,
+// without HTML escaping (so "<|im_end|>" stays readable), as Python's
+// json.dumps(indent=2, ensure_ascii=False) does.
+func JSON(v any) ([]byte, error) {
 	raw, err := marshalCompact(v)
 	if err != nil {
 		return nil, err

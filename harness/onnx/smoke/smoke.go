@@ -1,4 +1,11 @@
-package testmodel
+// Package smoke is feather's built-in model: a tiny deterministic
+// Llama-style export (GQA, 4 layers of width 128, a 2048-token vocabulary,
+// a ChatML template) written into the feather cache on first use. Its
+// numbers measure the harness, not a language model. It carries only what
+// this one model needs; the configurable test models (and the reference
+// forward pass that checks them) live in harness/onnx/testmodel, which
+// production code never imports.
+package smoke
 
 import (
 	"crypto/sha256"
@@ -12,42 +19,22 @@ import (
 	"sort"
 
 	"github.com/feather-eval/feather/harness/cachedir"
+	"github.com/feather-eval/feather/harness/onnx/corpustok"
 )
 
-// The built-in smoke model: its numbers measure the harness, not a
-// language model. A new version gets a new folder (SmokeDir), so a cached
-// older build is never mistaken for the current one.
+// A new version gets a new folder (Dir), so a cached older build is never
+// mistaken for the current one.
 const (
-	SmokeName    = "feather-smoke"
-	SmokeVersion = 1
+	Name    = "feather-smoke"
+	Version = 1
 	// MarkerFile marks a folder as a built-in model and lists its files
 	// with their SHA-256, so a reader can check what ran.
 	MarkerFile = "feather_builtin.json"
 )
 
-// SmokeConfig is the smoke model: Llama-style with GQA, 4 layers of width
-// 128, our 2048-token tokenizer (every merge learned from our corpus), a
-// ChatML template so chat prompts work too, and <|im_end|> as a second EOS.
-func SmokeConfig() Config {
-	return Config{
-		Arch: Llama, Vocab: 2048, Hidden: 128, Layers: 4, Heads: 4, KVHeads: 2, Intermediate: 384,
-		MaxPositions: 2048, TiedEmbeddings: true, Seed: 0xfea7e5, PositionIDs: true,
-		ChatTemplate: ChatML, EOSIDs: []int{EOSID, IMEndID}, Name: SmokeName,
-	}
-}
-
-// PerfFixture is a model about the shape of a small real one (6 layers,
-// width 256, GQA, a 32k vocabulary) for benchmarks of the ONNX backend.
-func PerfFixture() Config {
-	return Config{
-		Arch: Llama, Vocab: 32000, Hidden: 256, Layers: 6, Heads: 4, KVHeads: 2, Intermediate: 688,
-		MaxPositions: 2048, TiedEmbeddings: true, Seed: 32000, PositionIDs: true, Name: "feather-perf",
-	}
-}
-
-// SmokeDir is where the smoke model lives: the feather cache.
-func SmokeDir() string {
-	return cachedir.Path("models", fmt.Sprintf("%s-v%d", SmokeName, SmokeVersion))
+// Dir is where the smoke model lives: the feather cache.
+func Dir() string {
+	return cachedir.Path("models", fmt.Sprintf("%s-v%d", Name, Version))
 }
 
 // Builtin is the content of MarkerFile.
@@ -76,16 +63,16 @@ func ReadBuiltin(dir string) (*Builtin, error) {
 	return &b, nil
 }
 
-// Smoke makes sure dir holds the complete smoke model, building it when
+// Ensure makes sure dir holds the complete smoke model, building it when
 // it does not. The build happens in a temporary folder beside dir, renamed
 // into place only when complete, so an interrupted build never leaves a
 // half folder, and concurrent callers agree on one result.
-func Smoke(dir string) error {
-	if smokeComplete(dir) {
+func Ensure(dir string) error {
+	if complete(dir) {
 		return nil
 	}
 	if _, err := os.Stat(dir); err == nil {
-		return fmt.Errorf("%s exists but is not a complete %s v%d model (its %s is missing or does not match its files); remove the folder and run again to rebuild it", dir, SmokeName, SmokeVersion, MarkerFile)
+		return fmt.Errorf("%s exists but is not a complete %s v%d model (its %s is missing or does not match its files); remove the folder and run again to rebuild it", dir, Name, Version, MarkerFile)
 	}
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -96,33 +83,29 @@ func Smoke(dir string) error {
 		return fmt.Errorf("building the smoke model: %w", err)
 	}
 	defer os.RemoveAll(tmp) // nothing left after a successful rename
-	m, err := newModel(SmokeConfig().Defaults())
-	if err != nil {
-		return err
-	}
-	files, err := m.files()
+	files, err := folderFiles()
 	if err != nil {
 		return err
 	}
 	marker := Builtin{
-		Name: SmokeName, Version: SmokeVersion, Smoke: true,
+		Name: Name, Version: Version, Smoke: true,
 		Description: "Deterministic Llama-style model built by feather from a fixed seed; its scores measure the harness, not a language model.",
 		Files:       map[string]string{},
 	}
 	for _, f := range files {
-		sum := sha256.Sum256(f.data)
-		marker.Files[f.name] = hex.EncodeToString(sum[:])
+		sum := sha256.Sum256(f.Data)
+		marker.Files[f.Name] = hex.EncodeToString(sum[:])
 	}
-	mdata, err := marshalJSON(marker)
+	mdata, err := corpustok.JSON(marker)
 	if err != nil {
 		return err
 	}
 	// The marker goes last: a folder with a valid marker is complete.
-	if err := writeFiles(tmp, append(files, file{MarkerFile, mdata})); err != nil {
+	if err := writeFiles(tmp, append(files, corpustok.File{Name: MarkerFile, Data: mdata})); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		if smokeComplete(dir) {
+		if complete(dir) {
 			return nil // another process finished first
 		}
 		return fmt.Errorf("building the smoke model: %w", err)
@@ -130,10 +113,10 @@ func Smoke(dir string) error {
 	return nil
 }
 
-// smokeComplete checks the marker and every file it lists.
-func smokeComplete(dir string) bool {
+// complete checks the marker and every file it lists.
+func complete(dir string) bool {
 	b, err := ReadBuiltin(dir)
-	if err != nil || b == nil || b.Name != SmokeName || b.Version != SmokeVersion || len(b.Files) == 0 {
+	if err != nil || b == nil || b.Name != Name || b.Version != Version || len(b.Files) == 0 {
 		return false
 	}
 	names := make([]string, 0, len(b.Files))
@@ -152,4 +135,17 @@ func smokeComplete(dir string) bool {
 		}
 	}
 	return true
+}
+
+func writeFiles(dir string, files []corpustok.File) error {
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("building the smoke model: %w", err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			return fmt.Errorf("building the smoke model: %w", err)
+		}
+	}
+	return nil
 }

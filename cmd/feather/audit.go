@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/feather-eval/feather/harness/audit"
+	"github.com/feather-eval/feather/harness/featherweight"
+	"github.com/feather-eval/feather/harness/microbench"
+	"github.com/feather-eval/feather/harness/tokenizer"
+)
+
+// validateTokenizer loads the -tokenizer folder for the audit's
+// token-length columns; "" leaves them out.
+func validateTokenizer(dir string) (audit.Tokenizer, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	tok, err := tokenizer.Load(dir)
+	if err != nil {
+		return nil, fmt.Errorf("-tokenizer %s: %w", dir, err)
+	}
+	return tok, nil
+}
+
+// printMicrobenchAudit and printFeatherweightAudit write a loaded item
+// set's shortcut audit under its validate line, so authors see which cue
+// would give their answers away. A cell over the threshold is reported,
+// not failed: a set can be valid and still need rewording.
+func printMicrobenchAudit(w io.Writer, tasks []*microbench.Task, tok audit.Tokenizer) error {
+	tab, err := audit.Microbench(context.Background(), tasks, tok)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%s\n", tab.Markdown())
+	return nil
+}
+
+func printFeatherweightAudit(w io.Writer, items []featherweight.Item, tok audit.Tokenizer) error {
+	tab, err := audit.Featherweight(context.Background(), items, tok)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%s\n", tab.Markdown())
+	return nil
+}

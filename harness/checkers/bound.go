@@ -1,0 +1,80 @@
+package checkers
+
+import (
+	"fmt"
+	"math"
+)
+
+// bound is what a number read from an answer must satisfy: at least min,
+// at most max, or within tolerance of value.
+type bound struct {
+	min, max, value, tol     float64
+	hasMin, hasMax, hasValue bool
+}
+
+// readBound reads min, max, value, abs_tol and rel_tol. example shows a
+// node that sets one, for the error when none is set.
+func readBound(s *Spec, example string) bound {
+	var b bound
+	var abs, rel float64
+	b.hasMin = s.Decode("min", &b.min)
+	b.hasMax = s.Decode("max", &b.max)
+	b.hasValue = s.Decode("value", &b.value)
+	hasAbs := s.Decode("abs_tol", &abs)
+	hasRel := s.Decode("rel_tol", &rel)
+	if s.Err() != nil {
+		return b
+	}
+	switch {
+	case !b.hasMin && !b.hasMax && !b.hasValue:
+		s.Errorf("", `set "max", "min" or both (a bound), or "value" with "abs_tol" or "rel_tol" (a target), e.g. %s`, example)
+	case b.hasValue && (b.hasMin || b.hasMax):
+		s.Errorf("value", `is a target; set it or "min"/"max", not both`)
+	case (hasAbs || hasRel) && !b.hasValue:
+		field := "abs_tol"
+		if !hasAbs {
+			field = "rel_tol"
+		}
+		s.Errorf(field, `is the tolerance around "value"; set "value" too, or drop it and use "min"/"max"`)
+	case abs < 0 || rel < 0:
+		field, v := "abs_tol", abs
+		if rel < 0 {
+			field, v = "rel_tol", rel
+		}
+		s.Errorf(field, "must be a non-negative number, not %s", fmtNum(v))
+	case b.hasMin && b.hasMax && b.min > b.max:
+		s.Errorf("min", "is %s, above max %s; swap them", fmtNum(b.min), fmtNum(b.max))
+	}
+	b.tol = math.Max(abs, rel*math.Abs(b.value))
+	return b
+}
+
+func (b bound) ok(v float64) bool {
+	const eps = 1e-9
+	switch {
+	case b.hasValue:
+		return math.Abs(v-b.value) <= b.tol+eps
+	case b.hasMin && v < b.min-eps:
+		return false
+	case b.hasMax && v > b.max+eps:
+		return false
+	}
+	return true
+}
+
+// String is the bound in words: "at most 30", "between 5 and 30", "42 ± 0.5".
+func (b bound) String() string {
+	return b.format(fmtNum)
+}
+
+func (b bound) format(num func(float64) string) string {
+	switch {
+	case b.hasValue:
+		return fmt.Sprintf("%s ± %s", num(b.value), num(b.tol))
+	case b.hasMin && b.hasMax:
+		return fmt.Sprintf("between %s and %s", num(b.min), num(b.max))
+	case b.hasMax:
+		return "at most " + num(b.max)
+	}
+	return "at least " + num(b.min)
+}

@@ -1,0 +1,211 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Options choose what Pull fetches and whether it writes.
+type Options struct {
+	// Variant picks the ONNX file as a catalog entry's "variant" does.
+	Variant string
+	// DryRun plans without writing anything.
+	DryRun bool
+	// Verify rehashes cached blobs and fetches again those that differ
+	// from their ETag (cached files are otherwise checked by size).
+	Verify bool
+}
+
+// Result is what a pull found or fetched.
+type Result struct {
+	Ref    Ref
+	Commit string
+	// Snapshot is the folder a catalog entry's "path" can name.
+	Snapshot string
+	Files    []FileStatus
+}
+
+// FileStatus is one selected file and whether the cache already had it.
+type FileStatus struct {
+	File
+	Cached bool
+}
+
+// Pull fetches what the onnx backend needs of ref into the cache and
+// returns the snapshot folder. With Env.Offline it only reads the cache.
+func (c *Client) Pull(ctx context.Context, ref Ref, opt Options) (*Result, error) {
+	if err := CheckVariant(opt.Variant); err != nil {
+		return nil, err
+	}
+	if c.Env.Offline {
+		return c.pullOffline(ref, opt)
+	}
+	rc := newRepoCache(c.Env.CacheDir, ref.Repo)
+	commit := ref.Revision
+	if !IsCommit(commit) {
+		var err error
+		if commit, err = c.commit(ctx, ref); err != nil {
+			return nil, c.explain(err, ref, "")
+		}
+	}
+	all, err := c.tree(ctx, ref.Repo, commit)
+	if err != nil {
+		return nil, c.explain(err, ref, "")
+	}
+	files, err := Select(all, opt.Variant)
+	if err != nil {
+		return nil, fmt.Errorf("%s (commit %s): %w", ref, commit, err)
+	}
+	res := &Result{Ref: ref, Commit: commit, Snapshot: rc.snapshot(commit)}
+	var todo []File
+	var bytes int64
+	for _, f := range files {
+		cached := rc.hasBlob(f)
+		if cached && opt.Verify {
+			if err := verify(rc.blob(f.ETag), f); err != nil {
+				again := "downloading it again"
+				if opt.DryRun {
+					again = "a pull would download it again"
+				}
+				c.progress().Note(fmt.Sprintf("cached %s: %v; %s", f.Path, err, again))
+				cached = false
+				if !opt.DryRun {
+					if err := os.Remove(rc.blob(f.ETag)); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+		res.Files = append(res.Files, FileStatus{File: f, Cached: cached})
+		// Files with the same contents share one blob, fetched once.
+		if !cached && !slices.ContainsFunc(todo, func(t File) bool { return t.ETag == f.ETag }) {
+			todo = append(todo, f)
+			bytes += f.Size
+		}
+	}
+	if opt.DryRun {
+		return res, nil
+	}
+	if len(todo) > 0 {
+		c.progress().Start(len(todo), bytes)
+		for _, f := range todo {
+			if err := c.fetch(ctx, rc, ref, commit, f); err != nil {
+				return nil, err
+			}
+		}
+		c.progress().Done()
+	}
+	// Link after fetching, so a snapshot never points at a missing blob.
+	for _, f := range files {
+		if rc.linked(commit, f.Path, f.ETag, f.Size) {
+			continue
+		}
+		if err := rc.link(commit, f.Path, f.ETag); err != nil {
+			return nil, fmt.Errorf("linking %s into %s: %w", f.Path, rc.snapshot(commit), err)
+		}
+	}
+	if err := rc.writeRef(ref.Revision, commit); err != nil {
+		return nil, fmt.Errorf("recording %s in %s: %w", ref, rc.ref(ref.Revision), err)
+	}
+	return res, nil
+}
+
+// pullOffline finds ref in the cache alone and names what is missing.
+func (c *Client) pullOffline(ref Ref, opt Options) (*Result, error) {
+	rc := newRepoCache(c.Env.CacheDir, ref.Repo)
+	commit := ref.Revision
+	if !IsCommit(commit) {
+		var err error
+		if commit, err = rc.readRef(ref.Revision); err != nil {
+			return nil, err
+		}
+		if commit == "" {
+			return nil, fmt.Errorf("HF_HUB_OFFLINE is set and the cache has no %s (%s is missing); unset HF_HUB_OFFLINE to download it, or set HF_HUB_CACHE to the cache that has it",
+				ref, rc.ref(ref.Revision))
+		}
+	}
+	snap := rc.snapshot(commit)
+	files, dangling, err := listSnapshot(snap)
+	if err != nil {
+		return nil, err
+	}
+	if files == nil && dangling == nil {
+		return nil, fmt.Errorf("HF_HUB_OFFLINE is set and the cache has no snapshot of %s (%s is missing); unset HF_HUB_OFFLINE to download it", ref, snap)
+	}
+	// Select as if the lost blobs were there, so that a lost file the
+	// backend needs is named as lost rather than as absent.
+	all := files
+	for _, p := range dangling {
+		all = append(all, File{Path: p})
+	}
+	sel, err := Select(all, opt.Variant)
+	if err != nil {
+		return nil, fmt.Errorf("HF_HUB_OFFLINE is set and the cached snapshot of %s (%s) lacks what the onnx backend needs: %v; unset HF_HUB_OFFLINE to download it", ref, snap, err)
+	}
+	var lost []string
+	for _, f := range sel {
+		if slices.Contains(dangling, f.Path) {
+			lost = append(lost, f.Path)
+		}
+	}
+	if len(lost) > 0 {
+		return nil, fmt.Errorf("HF_HUB_OFFLINE is set and in the cached snapshot of %s (%s) these files link to blobs that are gone: %s; unset HF_HUB_OFFLINE to download them again", ref, snap, strings.Join(lost, ", "))
+	}
+	res := &Result{Ref: ref, Commit: commit, Snapshot: snap}
+	for _, f := range sel {
+		res.Files = append(res.Files, FileStatus{File: f, Cached: true})
+	}
+	return res, nil
+}
+
+// listSnapshot lists a snapshot's files as Select reads them (ETag from
+// the blob a link points at), and the links whose blob is gone.
+func listSnapshot(snap string) (files []File, dangling []string, err error) {
+	err = filepath.WalkDir(snap, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && p == snap {
+			return fs.SkipAll
+		}
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(snap, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		st, err := os.Stat(p)
+		if err != nil {
+			dangling = append(dangling, rel)
+			return nil
+		}
+		etag := ""
+		if target, err := os.Readlink(p); err == nil {
+			etag = filepath.Base(target)
+		}
+		files = append(files, File{Path: rel, Size: st.Size(), ETag: etag})
+		return nil
+	})
+	return files, dangling, err
+}
+
+// progress is c.Progress, or one that discards everything.
+func (c *Client) progress() Progress {
+	if c.Progress == nil {
+		return silent{}
+	}
+	return c.Progress
+}
+
+type silent struct{}
+
+func (silent) Start(int, int64)          {}
+func (silent) File(string, int64, int64) {}
+func (silent) Add(int64)                 {}
+func (silent) Note(string)               {}
+func (silent) Done()                     {}
