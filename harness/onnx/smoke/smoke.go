@@ -1,10 +1,11 @@
 // Package smoke is feather's built-in model: a tiny deterministic
 // Llama-style export (GQA, 4 layers of width 128, a 2048-token vocabulary,
 // a ChatML template) written into the feather cache on first use. Its
-// numbers measure the harness, not a language model. It carries only what
-// this one model needs; the configurable test models (and the reference
-// forward pass that checks them) live in harness/onnx/testmodel, which
-// production code never imports.
+// numbers measure the harness, not a language model. Its graph, weights
+// and config.json are harness/onnx/decoder's Llama at one fixed shape; the
+// configurable test models (and the reference forward pass that checks
+// them) live in harness/onnx/testmodel, which production code never
+// imports.
 package smoke
 
 import (

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/feather-eval/feather/harness/onnx/decoder"
 	"github.com/feather-eval/feather/harness/onnx/seeded"
 )
 
@@ -95,8 +96,8 @@ func BuildBigram(dir string, bc BigramConfig) (*Bigram, error) {
 func (b *Bigram) design(next map[int]int, margin float64) {
 	c := b.Config
 	for i := 0; i < c.Layers; i++ {
-		clear(b.w[layerName(i, "self_attn.o_proj.weight")].Data)
-		clear(b.w[layerName(i, "mlp.down_proj.weight")].Data)
+		clear(b.w[decoder.LayerName(i, "self_attn.o_proj.weight")].Data)
+		clear(b.w[decoder.LayerName(i, "mlp.down_proj.weight")].Data)
 	}
 	prevs := make([]int, 0, len(next))
 	for p := range next {
@@ -117,7 +118,7 @@ func (b *Bigram) design(next map[int]int, margin float64) {
 		}
 	}
 
-	emb := b.w[embedName(c.Arch)]
+	emb := b.w[c.arch().EmbedName()]
 	clear(emb.Data)
 	for t, k := range b.class {
 		emb.Data[t*c.Hidden+k] = bigramScale

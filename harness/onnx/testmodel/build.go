@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/feather-eval/feather/harness/onnx/corpustok"
+	"github.com/feather-eval/feather/harness/onnx/decoder"
 	pb "github.com/feather-eval/feather/harness/onnx/onnxpb"
 )
 
@@ -50,7 +51,7 @@ func newModel(c Config) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Model{Config: c, w: initWeights(c), tok: tok}, nil
+	return &Model{Config: c, w: decoder.Weights(c.arch(), c.decoder()), tok: tok}, nil
 }
 
 // ParamCount is the number of parameters (a tied head counted once).
@@ -90,7 +91,7 @@ func (m *Model) Variant(variant string) (*Model, error) {
 		switch {
 		case e.quant != "" && quantizable(name, t):
 			data = quantize(t, e.quant).values
-		case e.half:
+		case e.Half:
 			data = make([]float32, len(t.Data))
 			for i, v := range t.Data {
 				data[i] = pb.Float16Value(pb.Float16Bits(v))

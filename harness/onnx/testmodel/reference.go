@@ -3,6 +3,8 @@ package testmodel
 import (
 	"fmt"
 	"math"
+
+	"github.com/feather-eval/feather/harness/onnx/decoder"
 )
 
 // Logits runs the reference forward pass over ids (one unpadded sequence,
@@ -53,7 +55,7 @@ func (m *Model) forward(ids []int) [][]float64 {
 	n := len(ids)
 	x := make([][]float64, n)
 	for t, id := range ids {
-		x[t] = row(m.w[embedName(c.Arch)], id)
+		x[t] = row(m.w[c.arch().EmbedName()], id)
 		if c.Arch == GPT2 {
 			addTo(x[t], row(m.w["transformer.wpe.weight"], t))
 		}
@@ -75,7 +77,7 @@ func (m *Model) forward(ids []int) [][]float64 {
 			h = rmsNorm(x[t], m.w["model.norm.weight"], c.NormEps)
 		}
 		if c.TiedEmbeddings {
-			e := m.w[embedName(c.Arch)]
+			e := m.w[c.arch().EmbedName()]
 			out[t] = make([]float64, c.Vocab)
 			for v := range out[t] {
 				out[t][v] = dot32(h, e.Data[v*c.Hidden:(v+1)*c.Hidden])
@@ -92,21 +94,21 @@ func (m *Model) llamaLayer(i int, x [][]float64) {
 	n := len(x)
 	q, k, v := make([][]float64, n), make([][]float64, n), make([][]float64, n)
 	for t := range x {
-		h := rmsNorm(x[t], w[layerName(i, "input_layernorm.weight")], c.NormEps)
-		q[t] = m.ropeRow(matVec(h, w[layerName(i, "self_attn.q_proj.weight")]), c.Heads, t)
-		k[t] = m.ropeRow(matVec(h, w[layerName(i, "self_attn.k_proj.weight")]), c.KVHeads, t)
-		v[t] = matVec(h, w[layerName(i, "self_attn.v_proj.weight")])
+		h := rmsNorm(x[t], w[decoder.LayerName(i, "input_layernorm.weight")], c.NormEps)
+		q[t] = m.ropeRow(matVec(h, w[decoder.LayerName(i, "self_attn.q_proj.weight")]), c.Heads, t)
+		k[t] = m.ropeRow(matVec(h, w[decoder.LayerName(i, "self_attn.k_proj.weight")]), c.KVHeads, t)
+		v[t] = matVec(h, w[decoder.LayerName(i, "self_attn.v_proj.weight")])
 	}
 	a := m.attend(q, k, v)
 	for t := range x {
-		addTo(x[t], matVec(a[t], w[layerName(i, "self_attn.o_proj.weight")]))
-		h := rmsNorm(x[t], w[layerName(i, "post_attention_layernorm.weight")], c.NormEps)
-		gate := matVec(h, w[layerName(i, "mlp.gate_proj.weight")])
-		up := matVec(h, w[layerName(i, "mlp.up_proj.weight")])
+		addTo(x[t], matVec(a[t], w[decoder.LayerName(i, "self_attn.o_proj.weight")]))
+		h := rmsNorm(x[t], w[decoder.LayerName(i, "post_attention_layernorm.weight")], c.NormEps)
+		gate := matVec(h, w[decoder.LayerName(i, "mlp.gate_proj.weight")])
+		up := matVec(h, w[decoder.LayerName(i, "mlp.up_proj.weight")])
 		for j := range gate {
 			gate[j] = gate[j] / (1 + math.Exp(-gate[j])) * up[j]
 		}
-		addTo(x[t], matVec(gate, w[layerName(i, "mlp.down_proj.weight")]))
+		addTo(x[t], matVec(gate, w[decoder.LayerName(i, "mlp.down_proj.weight")]))
 	}
 }
 
@@ -177,7 +179,7 @@ func (m *Model) attend(q, k, v [][]float64) [][]float64 {
 func (m *Model) ropeRow(x []float64, nHeads, pos int) []float64 {
 	dh := m.Config.HeadDim
 	half := dh / 2
-	inv := invFreq(m.Config)
+	inv := decoder.InvFreq(m.Config.decoder())
 	out := make([]float64, len(x))
 	for h := 0; h < nHeads; h++ {
 		xs, os := x[h*dh:(h+1)*dh], out[h*dh:(h+1)*dh]
