@@ -1,53 +1,19 @@
 package onnx
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 
-	"google.golang.org/protobuf/encoding/protowire"
-)
-
-// Field numbers from onnx.proto.
-const (
-	modelGraph = 7
-
-	graphNode        = 1
-	graphInitializer = 5
-
-	nodeInput     = 1
-	nodeOpType    = 4
-	nodeAttribute = 5
-	nodeDomain    = 7
-
-	attrName   = 1
-	attrInt    = 3
-	attrGraph  = 6
-	attrGraphs = 11
-
-	tensorDims         = 1
-	tensorDataType     = 2
-	tensorName         = 8
-	tensorExternalData = 13
-	tensorDataLocation = 14
-
-	entryKey   = 1
-	entryValue = 2
-
-	// TensorProto.DataType values that pack several weights per element.
-	dtypeUint8 = 2
-	dtypeInt8  = 3
+	pb "github.com/feather-eval/feather/harness/onnx/onnxpb"
 )
 
 // initializer is one stored tensor of the graph: its shape, not its data.
 type initializer struct {
 	name  string
 	dims  []int64
-	dtype int64
+	dtype pb.DataType
 	// external is the data file of an initializer stored outside the model.
 	external string
 }
@@ -59,14 +25,16 @@ type node struct {
 	ints   map[string]int64
 }
 
-// graphSummary is an ONNX file read without its tensor data.
+// graphSummary is an ONNX file read without its tensor data, subgraphs
+// (the branches of a merged decoder's If) flattened into it.
 type graphSummary struct {
 	inits []initializer
 	nodes []node
 }
 
-// readGraphSummary streams an ONNX file, skipping tensor data, so that a
-// multi-gigabyte model costs a few reads rather than its size in memory.
+// readGraphSummary reads an ONNX file with onnxpb, skipping tensor data,
+// so that a multi-gigabyte model costs a few reads rather than its size in
+// memory.
 func readGraphSummary(path string) (*graphSummary, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -77,18 +45,41 @@ func readGraphSummary(path string) (*graphSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &pbReader{f: f, br: bufio.NewReaderSize(f, 1<<16)}
-	g := &graphSummary{}
-	err = r.message(st.Size(), func(num protowire.Number, typ protowire.Type, n int64) error {
-		if num == modelGraph && typ == protowire.BytesType {
-			return r.graph(n, g)
-		}
-		return r.skip(typ, n)
-	})
+	m, err := pb.Read(f, st.Size(), pb.ReadOptions{SkipData: true})
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a readable ONNX model: %w", path, err)
 	}
+	g := &graphSummary{}
+	if m.Graph != nil {
+		g.add(m.Graph)
+	}
 	return g, nil
+}
+
+// add appends a graph's nodes and initializers, a node's subgraphs first.
+func (g *graphSummary) add(pg *pb.Graph) {
+	for _, n := range pg.Nodes {
+		nd := node{op: n.OpType, inputs: n.Inputs, ints: map[string]int64{}}
+		for _, a := range n.Attrs {
+			if a.Type == pb.AttrIntType && a.Name != "" {
+				nd.ints[a.Name] = a.I
+			}
+			if a.G != nil {
+				g.add(a.G)
+			}
+			for _, sub := range a.Graphs {
+				g.add(sub)
+			}
+		}
+		g.nodes = append(g.nodes, nd)
+	}
+	for _, t := range pg.Initializers {
+		in := initializer{name: t.Name, dims: t.Dims, dtype: t.DataType}
+		if t.External != nil {
+			in.external = t.External.Location
+		}
+		g.inits = append(g.inits, in)
+	}
 }
 
 // paramCount counts the weights the initializers hold: floating-point
@@ -132,7 +123,7 @@ func (g *graphSummary) paramCount() int64 {
 				bits = 4
 			}
 			if in, ok := byName[input(n, 0)]; ok {
-				if in.dtype == dtypeUint8 || in.dtype == dtypeInt8 {
+				if in.dtype == pb.Uint8 || in.dtype == pb.Int8 {
 					weight[in.name] = elements(in.dims) * (8 / bits)
 				} else {
 					weight[in.name] = elements(in.dims)
@@ -164,9 +155,9 @@ func (g *graphSummary) paramCount() int64 {
 }
 
 // isFloat reports the floating-point TensorProto data types.
-func isFloat(dtype int64) bool {
+func isFloat(dtype pb.DataType) bool {
 	switch dtype {
-	case 1, 10, 11, 16: // FLOAT, FLOAT16, DOUBLE, BFLOAT16
+	case pb.Float, pb.Float16, pb.Double, pb.BFloat16:
 		return true
 	}
 	return false
@@ -204,242 +195,4 @@ func elements(dims []int64) int64 {
 		n *= d
 	}
 	return n
-}
-
-// pbReader walks protobuf messages from a file, seeking over large fields.
-type pbReader struct {
-	f   io.ReadSeeker
-	br  *bufio.Reader
-	pos int64
-}
-
-var errTruncated = errors.New("truncated protobuf message")
-
-func (r *pbReader) varint() (uint64, error) {
-	var x uint64
-	for shift := uint(0); shift < 64; shift += 7 {
-		b, err := r.br.ReadByte()
-		if err != nil {
-			return 0, errTruncated
-		}
-		r.pos++
-		x |= uint64(b&0x7f) << shift
-		if b < 0x80 {
-			return x, nil
-		}
-	}
-	return 0, errors.New("malformed varint")
-}
-
-func (r *pbReader) bytes(n int64) ([]byte, error) {
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(r.br, buf); err != nil {
-		return nil, errTruncated
-	}
-	r.pos += n
-	return buf, nil
-}
-
-func (r *pbReader) discard(n int64) error {
-	if n <= int64(r.br.Buffered()) {
-		_, err := r.br.Discard(int(n))
-		r.pos += n
-		return err
-	}
-	r.pos += n
-	if _, err := r.f.Seek(r.pos, io.SeekStart); err != nil {
-		return err
-	}
-	r.br.Reset(r.f)
-	return nil
-}
-
-// message calls field for each field of a message of size bytes. For a
-// length-delimited field n is its length and field must consume exactly
-// that; for the other types n is 0 and field must consume the value (skip
-// does).
-func (r *pbReader) message(size int64, field func(num protowire.Number, typ protowire.Type, n int64) error) error {
-	end := r.pos + size
-	for r.pos < end {
-		tag, err := r.varint()
-		if err != nil {
-			return err
-		}
-		num, typ := protowire.DecodeTag(tag)
-		if num < protowire.MinValidNumber {
-			return errors.New("invalid field number")
-		}
-		var n int64
-		if typ == protowire.BytesType {
-			l, err := r.varint()
-			if err != nil {
-				return err
-			}
-			n = int64(l)
-			if n < 0 || r.pos+n > end {
-				return errTruncated
-			}
-		}
-		if err := field(num, typ, n); err != nil {
-			return err
-		}
-	}
-	if r.pos != end {
-		return errTruncated
-	}
-	return nil
-}
-
-func (r *pbReader) skip(typ protowire.Type, n int64) error {
-	switch typ {
-	case protowire.VarintType:
-		_, err := r.varint()
-		return err
-	case protowire.Fixed32Type:
-		return r.discard(4)
-	case protowire.Fixed64Type:
-		return r.discard(8)
-	case protowire.BytesType:
-		return r.discard(n)
-	}
-	return fmt.Errorf("unsupported wire type %d", typ)
-}
-
-func (r *pbReader) str(typ protowire.Type, n int64) (string, error) {
-	if typ != protowire.BytesType {
-		return "", errors.New("string field has a non-bytes wire type")
-	}
-	b, err := r.bytes(n)
-	return string(b), err
-}
-
-func (r *pbReader) graph(size int64, g *graphSummary) error {
-	return r.message(size, func(num protowire.Number, typ protowire.Type, n int64) error {
-		switch {
-		case num == graphInitializer && typ == protowire.BytesType:
-			in, err := r.tensor(n)
-			if err != nil {
-				return err
-			}
-			g.inits = append(g.inits, in)
-			return nil
-		case num == graphNode && typ == protowire.BytesType:
-			return r.node(n, g)
-		}
-		return r.skip(typ, n)
-	})
-}
-
-func (r *pbReader) node(size int64, g *graphSummary) error {
-	nd := node{ints: map[string]int64{}}
-	err := r.message(size, func(num protowire.Number, typ protowire.Type, n int64) error {
-		switch {
-		case num == nodeInput:
-			s, err := r.str(typ, n)
-			nd.inputs = append(nd.inputs, s)
-			return err
-		case num == nodeOpType:
-			s, err := r.str(typ, n)
-			nd.op = s
-			return err
-		case num == nodeAttribute && typ == protowire.BytesType:
-			return r.attribute(n, &nd, g)
-		case num == nodeDomain:
-			_, err := r.str(typ, n)
-			return err
-		}
-		return r.skip(typ, n)
-	})
-	g.nodes = append(g.nodes, nd)
-	return err
-}
-
-// attribute keeps integer attributes and descends into subgraphs (the
-// branches of a merged decoder's If node hold initializers too).
-func (r *pbReader) attribute(size int64, nd *node, g *graphSummary) error {
-	var name string
-	var iv int64
-	hasInt := false
-	err := r.message(size, func(num protowire.Number, typ protowire.Type, n int64) error {
-		switch {
-		case num == attrName:
-			s, err := r.str(typ, n)
-			name = s
-			return err
-		case num == attrInt && typ == protowire.VarintType:
-			v, err := r.varint()
-			iv, hasInt = int64(v), true
-			return err
-		case (num == attrGraph || num == attrGraphs) && typ == protowire.BytesType:
-			return r.graph(n, g)
-		}
-		return r.skip(typ, n)
-	})
-	if hasInt && name != "" {
-		nd.ints[name] = iv
-	}
-	return err
-}
-
-func (r *pbReader) tensor(size int64) (initializer, error) {
-	var in initializer
-	external := false
-	var location string
-	err := r.message(size, func(num protowire.Number, typ protowire.Type, n int64) error {
-		switch {
-		case num == tensorDims && typ == protowire.VarintType:
-			v, err := r.varint()
-			in.dims = append(in.dims, int64(v))
-			return err
-		case num == tensorDims && typ == protowire.BytesType: // packed
-			b, err := r.bytes(n)
-			if err != nil {
-				return err
-			}
-			for len(b) > 0 {
-				v, k := protowire.ConsumeVarint(b)
-				if k < 0 {
-					return errors.New("malformed dims")
-				}
-				in.dims = append(in.dims, int64(v))
-				b = b[k:]
-			}
-			return nil
-		case num == tensorDataType && typ == protowire.VarintType:
-			v, err := r.varint()
-			in.dtype = int64(v)
-			return err
-		case num == tensorName:
-			s, err := r.str(typ, n)
-			in.name = s
-			return err
-		case num == tensorDataLocation && typ == protowire.VarintType:
-			v, err := r.varint()
-			external = v == 1
-			return err
-		case num == tensorExternalData && typ == protowire.BytesType:
-			var key, value string
-			err := r.message(n, func(num protowire.Number, typ protowire.Type, n int64) error {
-				var err error
-				switch num {
-				case entryKey:
-					key, err = r.str(typ, n)
-				case entryValue:
-					value, err = r.str(typ, n)
-				default:
-					err = r.skip(typ, n)
-				}
-				return err
-			})
-			if key == "location" {
-				location = value
-			}
-			return err
-		}
-		return r.skip(typ, n)
-	})
-	if external {
-		in.external = location
-	}
-	return in, err
 }

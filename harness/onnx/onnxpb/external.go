@@ -28,6 +28,9 @@ func (m *Model) SplitExternal(location string, minBytes int) []byte {
 				if a.G != nil {
 					walk(a.G)
 				}
+				for _, sub := range a.Graphs {
+					walk(sub)
+				}
 			}
 		}
 	}

@@ -1,8 +1,9 @@
-// Package onnxpb writes ONNX models: the subset of onnx.proto a decoder
-// export needs (models, graphs, nodes, attributes, tensors with inline or
-// external data, value infos with symbolic dimensions), encoded with
-// protowire over onnx.proto's field numbers. It only writes; ONNX Runtime
-// is the reader.
+// Package onnxpb writes and reads ONNX models: the subset of onnx.proto a
+// decoder export needs (models, graphs, nodes, attributes, tensors with
+// inline or external data, value infos with symbolic dimensions), encoded
+// with protowire over onnx.proto's field numbers (fields.go). Marshal
+// writes it; Read (reader.go) reads it back, from this writer or any other,
+// and can seek past tensor data instead of reading it.
 package onnxpb
 
 import (
@@ -26,6 +27,8 @@ const (
 	Bool    DataType = 9
 	Float16 DataType = 10
 	Double  DataType = 11
+	// BFloat16 is read, never built: the builders round to IEEE half.
+	BFloat16 DataType = 16
 )
 
 // Size is the element size in bytes.
@@ -33,7 +36,7 @@ func (t DataType) Size() int {
 	switch t {
 	case Uint8, Int8, Bool:
 		return 1
-	case Float16:
+	case Float16, BFloat16:
 		return 2
 	case Float, Int32:
 		return 4
@@ -95,6 +98,7 @@ const (
 	AttrGraphType  AttrType = 5
 	AttrFloatsType AttrType = 6
 	AttrIntsType   AttrType = 7
+	AttrGraphsType AttrType = 10
 )
 
 // Attribute is AttributeProto; Type says which value field is set.
@@ -108,6 +112,7 @@ type Attribute struct {
 	G      *Graph
 	Floats []float32
 	Ints   []int64
+	Graphs []*Graph
 }
 
 // AttrInt, AttrFloat, … build attributes of one type each.
@@ -279,6 +284,11 @@ func checkGraph(g *Graph) error {
 					return err
 				}
 			}
+			for _, g := range a.Graphs {
+				if err := checkGraph(g); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
@@ -302,51 +312,54 @@ func checkTensor(t *Tensor) error {
 // (a nested message's length prefix needs its size up front).
 
 func appendModel(b []byte, m *Model) []byte {
-	b = appendVarint(b, 1, uint64(m.IRVersion))
-	b = appendString(b, 2, m.ProducerName)
-	b = appendString(b, 3, m.ProducerVersion)
-	b = appendString(b, 6, m.DocString)
-	b = appendLen(b, 7, sizeGraph(m.Graph))
+	b = appendVarint(b, modelIRVersion, uint64(m.IRVersion))
+	b = appendString(b, modelProducerName, m.ProducerName)
+	b = appendString(b, modelProducerVersion, m.ProducerVersion)
+	b = appendString(b, modelDocString, m.DocString)
+	b = appendLen(b, modelGraph, sizeGraph(m.Graph))
 	b = appendGraph(b, m.Graph)
 	for _, o := range m.Opsets {
-		b = appendLen(b, 8, sizeOpset(o))
-		b = appendString(b, 1, o.Domain)
-		b = appendVarint(b, 2, uint64(o.Version))
+		b = appendLen(b, modelOpsetImport, sizeOpset(o))
+		b = appendString(b, opsetDomain, o.Domain)
+		b = appendVarint(b, opsetVersion, uint64(o.Version))
 	}
 	for _, kv := range m.Metadata {
-		b = appendKV(b, 14, kv)
+		b = appendKV(b, modelMetadataProps, kv)
 	}
 	return b
 }
 
 func sizeModel(m *Model) int {
-	n := sizeVarint(1, uint64(m.IRVersion)) + sizeString(2, m.ProducerName) + sizeString(3, m.ProducerVersion) +
-		sizeString(6, m.DocString) + sizeLen(7, sizeGraph(m.Graph))
+	n := sizeVarint(modelIRVersion, uint64(m.IRVersion)) + sizeString(modelProducerName, m.ProducerName) +
+		sizeString(modelProducerVersion, m.ProducerVersion) + sizeString(modelDocString, m.DocString) +
+		sizeLen(modelGraph, sizeGraph(m.Graph))
 	for _, o := range m.Opsets {
-		n += sizeLen(8, sizeOpset(o))
+		n += sizeLen(modelOpsetImport, sizeOpset(o))
 	}
 	for _, kv := range m.Metadata {
-		n += sizeLen(14, sizeKV(kv))
+		n += sizeLen(modelMetadataProps, sizeKV(kv))
 	}
 	return n
 }
 
-func sizeOpset(o Opset) int { return sizeString(1, o.Domain) + sizeVarint(2, uint64(o.Version)) }
+func sizeOpset(o Opset) int {
+	return sizeString(opsetDomain, o.Domain) + sizeVarint(opsetVersion, uint64(o.Version))
+}
 
 func appendGraph(b []byte, g *Graph) []byte {
 	for _, n := range g.Nodes {
-		b = appendLen(b, 1, sizeNode(n))
+		b = appendLen(b, graphNode, sizeNode(n))
 		b = appendNode(b, n)
 	}
-	b = appendString(b, 2, g.Name)
+	b = appendString(b, graphName, g.Name)
 	for _, t := range g.Initializers {
-		b = appendLen(b, 5, sizeTensor(t))
+		b = appendLen(b, graphInitializer, sizeTensor(t))
 		b = appendTensor(b, t)
 	}
 	for _, list := range []struct {
 		num   protowire.Number
 		infos []*ValueInfo
-	}{{11, g.Inputs}, {12, g.Outputs}, {13, g.ValueInfo}} {
+	}{{graphInput, g.Inputs}, {graphOutput, g.Outputs}, {graphValueInfo, g.ValueInfo}} {
 		for _, v := range list.infos {
 			b = appendLen(b, list.num, sizeValueInfo(v))
 			b = appendValueInfo(b, v)
@@ -356,16 +369,16 @@ func appendGraph(b []byte, g *Graph) []byte {
 }
 
 func sizeGraph(g *Graph) int {
-	n := sizeString(2, g.Name)
+	n := sizeString(graphName, g.Name)
 	for _, x := range g.Nodes {
-		n += sizeLen(1, sizeNode(x))
+		n += sizeLen(graphNode, sizeNode(x))
 	}
 	for _, t := range g.Initializers {
-		n += sizeLen(5, sizeTensor(t))
+		n += sizeLen(graphInitializer, sizeTensor(t))
 	}
 	for _, infos := range [][]*ValueInfo{g.Inputs, g.Outputs, g.ValueInfo} {
 		for _, v := range infos {
-			n += sizeLen(11, sizeValueInfo(v))
+			n += sizeLen(graphInput, sizeValueInfo(v)) // 11, 12 and 13 have one-byte tags alike
 		}
 	}
 	return n
@@ -373,81 +386,90 @@ func sizeGraph(g *Graph) int {
 
 func appendNode(b []byte, n *Node) []byte {
 	for _, s := range n.Inputs {
-		b = appendBytesField(b, 1, s) // repeated: empty names (optional inputs) are kept
+		b = appendBytesField(b, nodeInput, s) // repeated: empty names (optional inputs) are kept
 	}
 	for _, s := range n.Outputs {
-		b = appendBytesField(b, 2, s)
+		b = appendBytesField(b, nodeOutput, s)
 	}
-	b = appendString(b, 3, n.Name)
-	b = appendString(b, 4, n.OpType)
+	b = appendString(b, nodeName, n.Name)
+	b = appendString(b, nodeOpType, n.OpType)
 	for _, a := range n.Attrs {
-		b = appendLen(b, 5, sizeAttr(a))
+		b = appendLen(b, nodeAttribute, sizeAttr(a))
 		b = appendAttr(b, a)
 	}
-	return appendString(b, 7, n.Domain)
+	return appendString(b, nodeDomain, n.Domain)
 }
 
 func sizeNode(n *Node) int {
-	size := sizeString(3, n.Name) + sizeString(4, n.OpType) + sizeString(7, n.Domain)
+	size := sizeString(nodeName, n.Name) + sizeString(nodeOpType, n.OpType) + sizeString(nodeDomain, n.Domain)
 	for _, s := range n.Inputs {
-		size += sizeLen(1, len(s))
+		size += sizeLen(nodeInput, len(s))
 	}
 	for _, s := range n.Outputs {
-		size += sizeLen(2, len(s))
+		size += sizeLen(nodeOutput, len(s))
 	}
 	for _, a := range n.Attrs {
-		size += sizeLen(5, sizeAttr(a))
+		size += sizeLen(nodeAttribute, sizeAttr(a))
 	}
 	return size
 }
 
 func appendAttr(b []byte, a Attribute) []byte {
-	b = appendString(b, 1, a.Name)
+	b = appendString(b, attrName, a.Name)
 	switch a.Type {
 	case AttrFloatType:
-		b = protowire.AppendTag(b, 2, protowire.Fixed32Type)
+		b = protowire.AppendTag(b, attrF, protowire.Fixed32Type)
 		b = protowire.AppendFixed32(b, math.Float32bits(a.F))
 	case AttrIntType:
-		b = appendVarint(b, 3, uint64(a.I))
+		b = appendVarint(b, attrI, uint64(a.I))
 	case AttrStringType:
-		b = appendBytesField(b, 4, a.S)
+		b = appendBytesField(b, attrS, a.S)
 	case AttrTensorType:
-		b = appendLen(b, 5, sizeTensor(a.T))
+		b = appendLen(b, attrT, sizeTensor(a.T))
 		b = appendTensor(b, a.T)
 	case AttrGraphType:
-		b = appendLen(b, 6, sizeGraph(a.G))
+		b = appendLen(b, attrG, sizeGraph(a.G))
 		b = appendGraph(b, a.G)
 	case AttrFloatsType:
 		for _, f := range a.Floats {
-			b = protowire.AppendTag(b, 7, protowire.Fixed32Type)
+			b = protowire.AppendTag(b, attrFloats, protowire.Fixed32Type)
 			b = protowire.AppendFixed32(b, math.Float32bits(f))
 		}
 	case AttrIntsType:
 		for _, i := range a.Ints {
-			b = appendVarint(b, 8, uint64(i))
+			b = appendVarint(b, attrInts, uint64(i))
+		}
+	case AttrGraphsType:
+		for _, g := range a.Graphs {
+			b = appendLen(b, attrGraphs, sizeGraph(g))
+			b = appendGraph(b, g)
 		}
 	}
-	return appendVarint(b, 20, uint64(a.Type))
+	return appendVarint(b, attrType, uint64(a.Type))
 }
 
 func sizeAttr(a Attribute) int {
-	n := sizeString(1, a.Name) + sizeVarint(20, uint64(a.Type))
+	n := sizeString(attrName, a.Name) + sizeVarint(attrType, uint64(a.Type))
 	switch a.Type {
 	case AttrFloatType:
-		n += protowire.SizeTag(2) + protowire.SizeFixed32()
+		n += protowire.SizeTag(attrF) + protowire.SizeFixed32()
 	case AttrIntType:
-		n += sizeVarint(3, uint64(a.I))
+		n += sizeVarint(attrI, uint64(a.I))
 	case AttrStringType:
-		n += sizeLen(4, len(a.S))
+		n += sizeLen(attrS, len(a.S))
 	case AttrTensorType:
-		n += sizeLen(5, sizeTensor(a.T))
+		n += sizeLen(attrT, sizeTensor(a.T))
 	case AttrGraphType:
-		n += sizeLen(6, sizeGraph(a.G))
+		n += sizeLen(attrG, sizeGraph(a.G))
 	case AttrFloatsType:
-		n += len(a.Floats) * (protowire.SizeTag(7) + protowire.SizeFixed32())
+		n += len(a.Floats) * (protowire.SizeTag(attrFloats) + protowire.SizeFixed32())
 	case AttrIntsType:
 		for _, i := range a.Ints {
-			n += sizeVarint(8, uint64(i))
+			n += sizeVarint(attrInts, uint64(i))
+		}
+	case AttrGraphsType:
+		for _, g := range a.Graphs {
+			n += sizeLen(attrGraphs, sizeGraph(g))
 		}
 	}
 	return n
@@ -463,61 +485,64 @@ func externalKVs(e *External) []KeyValue {
 
 func appendTensor(b []byte, t *Tensor) []byte {
 	for _, d := range t.Dims {
-		b = appendVarint(b, 1, uint64(d))
+		b = appendVarint(b, tensorDims, uint64(d))
 	}
-	b = appendVarint(b, 2, uint64(t.DataType))
-	b = appendString(b, 8, t.Name)
+	b = appendVarint(b, tensorDataType, uint64(t.DataType))
+	b = appendString(b, tensorName, t.Name)
 	if t.External == nil {
 		// raw_data is written even when empty: a zero-element tensor is valid.
-		b = appendLen(b, 9, len(t.Raw))
+		b = appendLen(b, tensorRawData, len(t.Raw))
 		return append(b, t.Raw...)
 	}
 	for _, kv := range externalKVs(t.External) {
-		b = appendKV(b, 13, kv)
+		b = appendKV(b, tensorExternalData, kv)
 	}
-	return appendVarint(b, 14, 1) // DataLocation EXTERNAL
+	return appendVarint(b, tensorDataLocation, dataLocationExternal)
 }
 
 func sizeTensor(t *Tensor) int {
-	n := sizeVarint(2, uint64(t.DataType)) + sizeString(8, t.Name)
+	n := sizeVarint(tensorDataType, uint64(t.DataType)) + sizeString(tensorName, t.Name)
 	for _, d := range t.Dims {
-		n += sizeVarint(1, uint64(d))
+		n += sizeVarint(tensorDims, uint64(d))
 	}
 	if t.External == nil {
-		return n + sizeLen(9, len(t.Raw))
+		return n + sizeLen(tensorRawData, len(t.Raw))
 	}
 	for _, kv := range externalKVs(t.External) {
-		n += sizeLen(13, sizeKV(kv))
+		n += sizeLen(tensorExternalData, sizeKV(kv))
 	}
-	return n + sizeVarint(14, 1)
+	return n + sizeVarint(tensorDataLocation, dataLocationExternal)
 }
 
 func appendValueInfo(b []byte, v *ValueInfo) []byte {
-	b = appendString(b, 1, v.Name)
-	b = appendLen(b, 2, sizeTypeProto(v))  // TypeProto
-	b = appendLen(b, 1, sizeTensorType(v)) // TypeProto.tensor_type
-	b = appendVarint(b, 1, uint64(v.ElemType))
+	b = appendString(b, valueInfoName, v.Name)
+	b = appendLen(b, valueInfoType, sizeTypeProto(v))
+	b = appendLen(b, typeTensorType, sizeTensorType(v))
+	b = appendVarint(b, tensorTypeElemType, uint64(v.ElemType))
 	if v.Shape != nil {
-		b = appendLen(b, 2, sizeShape(v.Shape))
+		b = appendLen(b, tensorTypeShape, sizeShape(v.Shape))
 		for _, d := range v.Shape {
-			b = appendLen(b, 1, sizeDim(d))
+			b = appendLen(b, shapeDim, sizeDim(d))
 			if d.Param != "" {
-				b = appendString(b, 2, d.Param)
+				b = appendString(b, dimParam, d.Param)
 			} else {
-				b = appendVarint(b, 1, uint64(d.Value))
+				b = appendVarint(b, dimValue, uint64(d.Value))
 			}
 		}
 	}
 	return b
 }
 
-func sizeValueInfo(v *ValueInfo) int { return sizeString(1, v.Name) + sizeLen(2, sizeTypeProto(v)) }
-func sizeTypeProto(v *ValueInfo) int { return sizeLen(1, sizeTensorType(v)) }
+func sizeValueInfo(v *ValueInfo) int {
+	return sizeString(valueInfoName, v.Name) + sizeLen(valueInfoType, sizeTypeProto(v))
+}
+
+func sizeTypeProto(v *ValueInfo) int { return sizeLen(typeTensorType, sizeTensorType(v)) }
 
 func sizeTensorType(v *ValueInfo) int {
-	n := sizeVarint(1, uint64(v.ElemType))
+	n := sizeVarint(tensorTypeElemType, uint64(v.ElemType))
 	if v.Shape != nil {
-		n += sizeLen(2, sizeShape(v.Shape))
+		n += sizeLen(tensorTypeShape, sizeShape(v.Shape))
 	}
 	return n
 }
@@ -525,25 +550,25 @@ func sizeTensorType(v *ValueInfo) int {
 func sizeShape(dims []Dim) int {
 	n := 0
 	for _, d := range dims {
-		n += sizeLen(1, sizeDim(d))
+		n += sizeLen(shapeDim, sizeDim(d))
 	}
 	return n
 }
 
 func sizeDim(d Dim) int {
 	if d.Param != "" {
-		return sizeString(2, d.Param)
+		return sizeString(dimParam, d.Param)
 	}
-	return sizeVarint(1, uint64(d.Value))
+	return sizeVarint(dimValue, uint64(d.Value))
 }
 
 func appendKV(b []byte, num protowire.Number, kv KeyValue) []byte {
 	b = appendLen(b, num, sizeKV(kv))
-	b = appendString(b, 1, kv.Key)
-	return appendString(b, 2, kv.Value)
+	b = appendString(b, entryKey, kv.Key)
+	return appendString(b, entryValue, kv.Value)
 }
 
-func sizeKV(kv KeyValue) int { return sizeString(1, kv.Key) + sizeString(2, kv.Value) }
+func sizeKV(kv KeyValue) int { return sizeString(entryKey, kv.Key) + sizeString(entryValue, kv.Value) }
 
 // appendString skips empty strings: proto2 optional fields left unset.
 func appendString(b []byte, num protowire.Number, s string) []byte {
