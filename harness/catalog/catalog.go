@@ -130,12 +130,8 @@ func Parse(name string, data []byte) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]int{}
-	for _, m := range raw {
-		if first, dup := seen[m.Key]; dup {
-			return nil, fmt.Errorf("%s:%d: duplicate model key %q (first defined on line %d); rename one of them", name, m.Line, m.Key, first)
-		}
-		seen[m.Key] = m.Line
+	if i, first := jsonpos.Repeat(raw); i >= 0 {
+		return nil, fmt.Errorf("%s:%d: duplicate model key %q (first defined on line %d); rename one of them", name, raw[i].Line, raw[i].Key, raw[first].Line)
 	}
 	c := &Catalog{File: name}
 	var errs []error

@@ -192,7 +192,7 @@ func (s *Spec) Decode(field string, v any) bool {
 		if errors.As(err, &te) {
 			want, got := describe(reflect.TypeOf(v).Elem()), jsonKind(raw)
 			if want != got && strings.HasPrefix(want, got) { // the container is right, an element is not
-				got += " holding " + article(te.Value)
+				got += " holding " + jsonpos.DecoderKind(te.Value)
 			}
 			s.Errorf(field, "must be %s, not %s", want, got)
 		} else {
@@ -297,20 +297,6 @@ func describe(t reflect.Type) string {
 		return "an object"
 	}
 	return t.String()
-}
-
-func article(v string) string {
-	switch {
-	case v == "array":
-		return "a list"
-	case v == "object":
-		return "an object"
-	case v == "bool":
-		return "a boolean"
-	case strings.HasPrefix(v, "number"):
-		return "a number"
-	}
-	return "a " + v
 }
 
 // jsonKind names a value's JSON type, quoting numbers ("the number 3").

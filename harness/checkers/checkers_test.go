@@ -162,6 +162,7 @@ func TestCompileErrors(t *testing.T) {
 
 		{"sql setup", `{"type": "sql_result", "setup_sql": "CREATE TABLE t(", "expected_rows": []}`, `checker.setup_sql: `},
 		{"sql cell", `{"type": "sql_result", "expected_rows": [[1, [2]]]}`, `checker.expected_rows[0][1]: must be a string, number, boolean or null (one cell), not a list`},
+		{"sql cell object", `{"type": "sql_result", "expected_rows": [[{"a": 1}]]}`, `checker.expected_rows[0][0]: must be a string, number, boolean or null (one cell), not an object`},
 		{"sql rows", `{"type": "sql_result", "expected_rows": [1]}`, `checker.expected_rows: must be a list of lists, not a list holding a number`},
 		{"numeric tolerance", `{"type": "numeric_close", "value": 1, "abs_tol": -0.5}`, `checker.abs_tol: must be a non-negative number, not -0.5`},
 		{"numeric value", `{"type": "numeric_close", "value": "1"}`, `checker.value: must be a number, not a string`},

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/feather-eval/feather/harness/jsontext"
+	"github.com/feather-eval/feather/harness/jsonspan"
 )
 
 // Block is one fenced code block of a Markdown response.
@@ -116,7 +116,7 @@ func JSONDocument(text string) (doc, where string, ok bool) {
 		}
 	}
 	for start := strings.IndexByte(text, '{'); start >= 0; {
-		end := jsontext.ClosingBrace(text, start)
+		end := jsonspan.ClosingBrace(text, start)
 		if end < 0 {
 			break
 		}

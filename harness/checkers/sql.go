@@ -13,6 +13,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go "sqlite" driver
+
+	"github.com/feather-eval/feather/harness/jsonpos"
 )
 
 func init() { Register("sql_result", compileSQLResult) }
@@ -183,10 +185,8 @@ func jsonCell(v any) (string, error) {
 	case string:
 		return strconv.Quote(x), nil
 	}
-	return "", fmt.Errorf("must be a string, number, boolean or null (one cell), not %s", map[bool]string{true: "a list", false: "an object"}[isList(v)])
+	return "", fmt.Errorf("must be a string, number, boolean or null (one cell), not %s", jsonpos.ValueKind(v))
 }
-
-func isList(v any) bool { _, ok := v.([]any); return ok }
 
 func number(f float64) string {
 	if f == math.Trunc(f) && math.Abs(f) < 1e15 {

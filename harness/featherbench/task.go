@@ -401,12 +401,12 @@ func members(name string, data []byte) (map[string]json.RawMessage, map[string]i
 	if err != nil {
 		return nil, nil, err
 	}
+	if i, _ := jsonpos.Repeat(ms); i >= 0 {
+		return nil, nil, fmt.Errorf("%s:%d: duplicate field %q; JSON would keep only the last one", name, ms[i].Line, ms[i].Key)
+	}
 	out := make(map[string]json.RawMessage, len(ms))
 	lines := make(map[string]int, len(ms))
 	for _, m := range ms {
-		if _, dup := out[m.Key]; dup {
-			return nil, nil, fmt.Errorf("%s:%d: duplicate field %q; JSON would keep only the last one", name, m.Line, m.Key)
-		}
 		out[m.Key] = m.Value
 		lines[m.Key] = m.Line
 	}

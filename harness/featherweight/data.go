@@ -157,12 +157,8 @@ func duplicateKey(text []byte) string {
 	if err != nil {
 		return ""
 	}
-	seen := map[string]bool{}
-	for _, m := range ms {
-		if seen[m.Key] {
-			return m.Key
-		}
-		seen[m.Key] = true
+	if i, _ := jsonpos.Repeat(ms); i >= 0 {
+		return ms[i].Key
 	}
 	return ""
 }

@@ -78,6 +78,8 @@ func TestParseErrors(t *testing.T) {
 		{"answer null", `{"id":"q","category":"c","question":"?","choices":["w","x","y","z"],"answer":null}`,
 			[]string{`f.jsonl:1: "answer" is null: want a letter A-D or a 0-based index 0-3`}},
 		{"duplicate id", ok + "\n" + ok, []string{`f.jsonl:2: duplicate id "q1" (first on line 1); ids must be unique`}},
+		{"duplicate field", `{"id":"q","category":"c","category":"d","question":"?","choices":["w","x","y","z"],"answer":"A"}`,
+			[]string{`f.jsonl:1: duplicate field "category"; JSON would keep only the last one, so remove one`}},
 		{"missing fields", `{"question":"?"}`, []string{
 			`f.jsonl:1: missing field "id"`, `f.jsonl:1: missing field "category"`,
 			`f.jsonl:1: missing field "choices"`, `f.jsonl:1: missing field "answer"`}},

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/feather-eval/feather/harness/atomicfile"
+	"github.com/feather-eval/feather/harness/internal/markdown"
 	"github.com/feather-eval/feather/harness/lm"
 )
 
@@ -220,7 +221,7 @@ func WriteMarkdown(w io.Writer, data DataInfo, sums []Summary) error {
 	if len(sha) > 12 {
 		sha = sha[:12]
 	}
-	fmt.Fprintf(&b, "Questions: %s (`%s`, sha256 %s…, %d items). Greedy decoding, at most %d new tokens.\n", mdEscape(name), filepath.Base(data.File), sha, data.Items, MaxNewTokens)
+	fmt.Fprintf(&b, "Questions: %s (`%s`, sha256 %s…, %d items). Greedy decoding, at most %d new tokens.\n", markdown.Cell(name), filepath.Base(data.File), sha, data.Items, MaxNewTokens)
 	b.WriteString("Each score is the percentage answered correctly (correct/n, n every item asked) with its 95% Wilson interval; a parse error counts as wrong and is also listed on its own. An item whose request failed also counts as wrong, is listed below with its error, and marks its score incomplete.\n\n")
 
 	type row struct {
@@ -245,7 +246,7 @@ func WriteMarkdown(w io.Writer, data DataInfo, sums []Summary) error {
 	var notes []string
 	smoke := false
 	for _, r := range rows {
-		label := mdEscape(r.label)
+		label := markdown.Cell(r.label)
 		if r.smoke {
 			label += " †"
 			smoke = true
@@ -280,11 +281,11 @@ func WriteMarkdown(w io.Writer, data DataInfo, sums []Summary) error {
 	if len(cats) > 0 {
 		b.WriteString("\n## Per category\n\nOne question is 100/n points of its category: read small differences with care.\n\n| model | style |")
 		for _, c := range cats {
-			b.WriteString(" " + mdEscape(c) + " |")
+			b.WriteString(" " + markdown.Cell(c) + " |")
 		}
 		b.WriteString("\n|---|---|" + strings.Repeat("--:|", len(cats)) + "\n")
 		for _, s := range sums {
-			fmt.Fprintf(&b, "| %s | %s |", mdEscape(s.Label()), s.Style)
+			fmt.Fprintf(&b, "| %s | %s |", markdown.Cell(s.Label()), s.Style)
 			for _, c := range cats {
 				if pct, ok := s.CategoryPct(c); ok {
 					fmt.Fprintf(&b, " %.0f%% |", pct)
@@ -312,10 +313,10 @@ func failedNote(label string, s Summary) string {
 	}
 	var parts []string
 	for _, e := range errs {
-		parts = append(parts, strings.Join(ids[e], ", ")+" ("+mdEscape(e)+")")
+		parts = append(parts, strings.Join(ids[e], ", ")+" ("+markdown.Cell(e)+")")
 	}
 	return fmt.Sprintf("%s, %s: incomplete: %s got no answer because the request failed, counted as wrong: %s.",
-		mdEscape(label), s.Style, plural(s.Errors, "item"), strings.Join(parts, "; "))
+		markdown.Cell(label), s.Style, plural(s.Errors, "item"), strings.Join(parts, "; "))
 }
 
 func plural(n int, noun string) string {
@@ -323,10 +324,6 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
-}
-
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
 // ParamsLabel formats a parameter count as 82M or 1.1B; "—" when unknown.

@@ -181,13 +181,12 @@ func parse(path string, b []byte) (*File, error) {
 		return nil, fmt.Errorf("%w; not a baseline file: %s", err, redo)
 	}
 	f := &File{}
-	seen := map[string]int{}
+	dup, first := jsonpos.Repeat(top)
 	var sections *jsonpos.Member
 	for i, m := range top {
-		if first, dup := seen[m.Key]; dup {
-			return nil, fmt.Errorf("%s:%d: duplicate field %q (first on line %d); JSON would keep only the last one, so remove one", path, m.Line, m.Key, first)
+		if i == dup {
+			return nil, fmt.Errorf("%s:%d: duplicate field %q (first on line %d); JSON would keep only the last one, so remove one", path, m.Line, m.Key, top[first].Line)
 		}
-		seen[m.Key] = m.Line
 		var dst *string
 		switch m.Key {
 		case "suite":
@@ -214,8 +213,9 @@ func parse(path string, b []byte) (*File, error) {
 		return nil, fmt.Errorf(`%s:%d: "sections" must be an object mapping section names to {"score", "se", "threshold", "items"}, not %s; %s`, path, sections.Line, jsonpos.Kind(sections.Value), redo)
 	}
 	f.Sections = map[string]*Section{}
-	for _, m := range secs {
-		if _, dup := f.Sections[m.Key]; dup {
+	dupSection, _ := jsonpos.Repeat(secs)
+	for i, m := range secs {
+		if i == dupSection {
 			return nil, fmt.Errorf("%s: sections.%s appears twice; JSON would keep only the last one, so remove one", path, m.Key)
 		}
 		s, err := parseSection(path, "sections."+m.Key, m.Value)
@@ -237,12 +237,11 @@ func parseSection(path, where string, raw json.RawMessage) (*Section, error) {
 		return nil, fmt.Errorf(`%s: %s must be an object {"score", "se", "threshold", "items"}, not %s; %s`, path, where, jsonpos.Kind(raw), redo)
 	}
 	s := &Section{}
-	seen := map[string]bool{}
-	for _, m := range fields {
-		if seen[m.Key] {
+	dup, _ := jsonpos.Repeat(fields)
+	for i, m := range fields {
+		if i == dup {
 			return nil, fmt.Errorf("%s: %s.%s appears twice; JSON would keep only the last one, so remove one", path, where, m.Key)
 		}
-		seen[m.Key] = true
 		var dst *float64
 		switch m.Key {
 		case "score":
@@ -279,8 +278,9 @@ func parseItems(path, where string, raw json.RawMessage) (map[string]string, err
 		return nil, fmt.Errorf(`%s: %s must be an object mapping item ids to %q or %q, not %s; %s`, path, where, Pass, Fail, jsonpos.Kind(raw), redo)
 	}
 	out := make(map[string]string, len(items))
-	for _, m := range items {
-		if _, dup := out[m.Key]; dup {
+	dup, _ := jsonpos.Repeat(items)
+	for i, m := range items {
+		if i == dup {
 			return nil, fmt.Errorf("%s: %s.%s appears twice; JSON would keep only the last one, so remove one", path, where, m.Key)
 		}
 		var o string

@@ -305,3 +305,28 @@ func TestOpenIsShared(t *testing.T) {
 	assert.NotSame(t, a, c)
 	assert.False(t, math.IsNaN(gate.AutoThreshold(1, 0)))
 }
+
+func TestLoadRejectsRepeatedKeys(t *testing.T) {
+	const redo = "fix it, or delete it and record a new one with -update"
+	const keepsLast = "JSON would keep only the last one, so remove one"
+	for _, tc := range []struct{ name, data, want string }{
+		{"top-level field", "{\n\"suite\": \"a\",\n\"suite\": \"b\"\n}",
+			`B:3: duplicate field "suite" (first on line 2); ` + keepsLast},
+		{"an earlier unknown field is reported first", `{"x": 1, "suite": "a", "suite": "b"}`,
+			`B:1: unknown field "x"; a baseline has suite, model, note and sections: ` + redo},
+		{"section", `{"sections": {"s": {"score": 1}, "s": {"score": 2}}}`,
+			`B: sections.s appears twice; ` + keepsLast},
+		{"section field", `{"sections": {"s": {"score": 1, "score": 2}}}`,
+			`B: sections.s.score appears twice; ` + keepsLast},
+		{"item", `{"sections": {"s": {"items": {"a": "pass", "b": "fail", "a": "fail"}}}}`,
+			`B: sections.s.items.a appears twice; ` + keepsLast},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "B")
+			require.NoError(t, os.WriteFile(path, []byte(tc.data), 0o644))
+			_, err := gate.Load(path)
+			require.Error(t, err)
+			assert.Equal(t, tc.want, strings.ReplaceAll(err.Error(), path, "B"))
+		})
+	}
+}

@@ -47,11 +47,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/feather-eval/feather/harness/catalog"
+	"github.com/feather-eval/feather/harness/internal/parallel"
+	"github.com/feather-eval/feather/harness/jsonpos"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/redact"
 	"github.com/feather-eval/feather/harness/retry"
@@ -113,18 +113,7 @@ func (m *Model) Close() error {
 // with Err set.
 func (m *Model) Generate(ctx context.Context, reqs []lm.GenerateRequest) ([]lm.GenerateResult, error) {
 	out := make([]lm.GenerateResult, len(reqs))
-	limit := max(m.Concurrency, 1)
-	sem := make(chan struct{}, limit)
-	var wg sync.WaitGroup
-	for i := range reqs {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func(i int) {
-			defer func() { <-sem; wg.Done() }()
-			out[i] = m.generate(ctx, reqs[i])
-		}(i)
-	}
-	wg.Wait()
+	parallel.For(len(reqs), m.Concurrency, func(i int) { out[i] = m.generate(ctx, reqs[i]) })
 	return out, ctx.Err()
 }
 
@@ -177,7 +166,7 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 			return fmt.Errorf("reading the response: %w", err)
 		}
 		if resp.StatusCode/100 != 2 {
-			return fmt.Errorf("HTTP %d %s: %s", resp.StatusCode, http.StatusText(resp.StatusCode), snippet(secrets, data))
+			return fmt.Errorf("HTTP %d %s: %s", resp.StatusCode, http.StatusText(resp.StatusCode), secrets.Snippet(data))
 		}
 		return nil
 	})
@@ -249,21 +238,6 @@ func (m *Model) policy() retry.Policy {
 		p.MaxAttempts = m.MaxAttempts
 	}
 	return p
-}
-
-// snippet is the start of a body for an error message. Secrets are
-// scrubbed before the cut, which could otherwise leave part of a key that
-// no longer matches it; the cut falls between characters.
-func snippet(secrets redact.Secrets, b []byte) string {
-	s := strings.TrimSpace(secrets.String(string(b)))
-	if len(s) <= 300 {
-		return s
-	}
-	cut := 300
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // render fills the template; sent records the sampling values substituted.
@@ -394,7 +368,7 @@ func extract(data []byte, path string, secrets redact.Secrets) (string, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return "", fmt.Errorf("the response is not JSON (%v): %s", err, snippet(secrets, data))
+		return "", fmt.Errorf("the response is not JSON (%v): %s", err, secrets.Snippet(data))
 	}
 	segs := strings.Split(path, ".")
 	for i, seg := range segs {
@@ -405,7 +379,7 @@ func extract(data []byte, path string, secrets redact.Secrets) (string, error) {
 			at = fmt.Sprintf("%q", at)
 		}
 		missing := func(detail string) error {
-			return fmt.Errorf(`the response has no %q: %s; set "response_path" to where the reply text is. The response: %s`, path, detail, snippet(secrets, data))
+			return fmt.Errorf(`the response has no %q: %s; set "response_path" to where the reply text is. The response: %s`, path, detail, secrets.Snippet(data))
 		}
 		switch c := v.(type) {
 		case map[string]any:
@@ -424,12 +398,12 @@ func extract(data []byte, path string, secrets redact.Secrets) (string, error) {
 			}
 			v = c[n]
 		default:
-			return "", missing(fmt.Sprintf("%q is missing: %s is %s, not an object or list", seg, at, kind(v)))
+			return "", missing(fmt.Sprintf("%q is missing: %s is %s, not an object or list", seg, at, jsonpos.ValueKind(v)))
 		}
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "", fmt.Errorf(`%q in the response is %s, not text; point "response_path" at the reply string`, path, kind(v))
+		return "", fmt.Errorf(`%q in the response is %s, not text; point "response_path" at the reply string`, path, jsonpos.ValueKind(v))
 	}
 	return s, nil
 }
@@ -444,20 +418,4 @@ func keys(m map[string]any) string {
 	}
 	sort.Strings(ks)
 	return strings.Join(ks, ", ")
-}
-
-func kind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case []any:
-		return "a list"
-	}
-	return "an object"
 }

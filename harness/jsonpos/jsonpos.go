@@ -121,3 +121,55 @@ func Kind(raw json.RawMessage) string {
 	}
 	return "a number"
 }
+
+// ValueKind is Kind for a value already decoded into any (objects as
+// map[string]any, lists as []any, numbers as json.Number or float64).
+func ValueKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case json.Number, float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case []any:
+		return "a list"
+	}
+	return "an object"
+}
+
+// DecoderKind words encoding/json's name for a value it could not store
+// (json.UnmarshalTypeError's Value: "string", "number", "number 1.5",
+// "array", "object", "bool") the way Kind does: "a string", "a number",
+// "a list", "an object", "a boolean".
+func DecoderKind(value string) string {
+	switch {
+	case value == "array":
+		return "a list"
+	case value == "object":
+		return "an object"
+	case value == "bool":
+		return "a boolean"
+	case strings.HasPrefix(value, "number"):
+		return "a number"
+	}
+	return "a " + value
+}
+
+// Repeat finds the first member whose key an earlier member already has:
+// it returns that member's index and the index of the key's first
+// occurrence, or -1, -1 when every key is unique. encoding/json would keep
+// only the last of the two values, so callers reject the repeat, saying
+// where it is (ms[i].Line) and where the key first was (ms[first].Line).
+func Repeat(ms []Member) (i, first int) {
+	seen := make(map[string]int, len(ms))
+	for i, m := range ms {
+		if first, dup := seen[m.Key]; dup {
+			return i, first
+		}
+		seen[m.Key] = i
+	}
+	return -1, -1
+}

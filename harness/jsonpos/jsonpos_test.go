@@ -54,3 +54,60 @@ func TestKindAndPosition(t *testing.T) {
 	line, col = Position([]byte("ab"), 99)
 	assert.Equal(t, [2]int{1, 3}, [2]int{line, col}, "offsets past the end clamp")
 }
+
+func TestValueKindAgreesWithKind(t *testing.T) {
+	for _, raw := range []string{`"s"`, `{}`, `{"a": 1}`, `[]`, `[1]`, `true`, `false`, `null`, `-1.5`, `3`} {
+		var plain, numbered any
+		require.NoError(t, json.Unmarshal([]byte(raw), &plain))
+		dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
+		dec.UseNumber()
+		require.NoError(t, dec.Decode(&numbered))
+		assert.Equal(t, Kind(json.RawMessage(raw)), ValueKind(plain), raw)
+		assert.Equal(t, Kind(json.RawMessage(raw)), ValueKind(numbered), "%s with UseNumber", raw)
+	}
+}
+
+func TestDecoderKind(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		into any
+		want string
+	}{
+		{`"s"`, new(int), "a string"},
+		{`1.5`, new(string), "a number"},
+		{`1.5`, new(int), "a number"},
+		{`[1]`, new(string), "a list"},
+		{`{}`, new(string), "an object"},
+		{`true`, new(string), "a boolean"},
+	} {
+		var te *json.UnmarshalTypeError
+		require.ErrorAs(t, json.Unmarshal([]byte(tc.raw), tc.into), &te, tc.raw)
+		assert.Equal(t, tc.want, DecoderKind(te.Value), "%s (the decoder says %q)", tc.raw, te.Value)
+		assert.Equal(t, Kind(json.RawMessage(tc.raw)), DecoderKind(te.Value), "%s: the same words as Kind", tc.raw)
+	}
+}
+
+func TestRepeat(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		keys     []string
+		i, first int
+	}{
+		{"empty", nil, -1, -1},
+		{"unique", []string{"a", "b", "c"}, -1, -1},
+		{"adjacent", []string{"a", "a"}, 1, 0},
+		{"apart", []string{"a", "b", "c", "b"}, 3, 1},
+		{"the first repeat wins", []string{"a", "b", "b", "a"}, 2, 1},
+		{"three times", []string{"x", "x", "x"}, 1, 0},
+		{"keys are case sensitive", []string{"a", "A"}, -1, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ms := make([]Member, len(tc.keys))
+			for i, k := range tc.keys {
+				ms[i] = Member{Key: k, Line: i + 1}
+			}
+			i, first := Repeat(ms)
+			assert.Equal(t, [2]int{tc.i, tc.first}, [2]int{i, first})
+		})
+	}
+}

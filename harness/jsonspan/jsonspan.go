@@ -1,6 +1,6 @@
-// Package jsontext finds JSON objects inside free text, such as a model's
+// Package jsonspan finds JSON objects inside free text, such as a model's
 // reply that wraps its JSON in prose or a code fence.
-package jsontext
+package jsonspan
 
 // ClosingBrace returns the index of the '}' that closes the '{' at start,
 // skipping braces inside JSON strings, or -1 when the object is unbalanced.

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/feather-eval/feather/harness/jsonpos"
 )
 
 // taskSpec declares a task and how its items are made: Size items in all,
@@ -215,27 +217,20 @@ func parseJSONL(dir fs.FS, name string) ([]Item, error) {
 // wins), either of which would quietly change an item. raw is one object
 // that has already decoded.
 func exactKeys(raw []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil { // '{'
+	ms, err := jsonpos.Members("", raw)
+	if errors.Is(err, jsonpos.ErrNotObject) {
+		return nil // a null line decodes too; the missing "gold" reports it
+	}
+	if err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
+	dup, _ := jsonpos.Repeat(ms)
+	for i, m := range ms {
+		if _, ok := handFieldKinds[m.Key]; !ok {
+			return fmt.Errorf("field %q: field names are lower case: id, level, context, choices, gold and optionally group", m.Key)
 		}
-		key, _ := tok.(string)
-		if _, ok := handFieldKinds[key]; !ok {
-			return fmt.Errorf("field %q: field names are lower case: id, level, context, choices, gold and optionally group", key)
-		}
-		if seen[key] {
-			return fmt.Errorf("field %q is given twice; keep one", key)
-		}
-		seen[key] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return err
+		if i == dup {
+			return fmt.Errorf("field %q is given twice; keep one", m.Key)
 		}
 	}
 	return nil
@@ -249,19 +244,16 @@ var handFieldKinds = map[string]string{
 }
 
 // jsonValue words the decoder's name for a JSON value ("string",
-// "number 1.5", "array") for a message.
+// "number 1.5", "array") for a message: jsonpos's words, but a boolean is
+// "true or false" and a number is shown.
 func jsonValue(v string) string {
 	switch {
-	case v == "array":
-		return "a list"
-	case v == "object":
-		return "an object"
 	case v == "bool":
 		return "true or false"
 	case strings.HasPrefix(v, "number "):
 		return "the number " + strings.TrimPrefix(v, "number ")
 	}
-	return "a " + v
+	return jsonpos.DecoderKind(v)
 }
 
 // readDocuments reads the bits-per-byte documents bpb/<name>.txt. Each file

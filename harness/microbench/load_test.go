@@ -210,6 +210,9 @@ func TestHandwrittenErrors(t *testing.T) {
 		{"ungrouped contrast item", "story.jsonl", `{"id":"story-h01","level":1,"context":"c","choices":["a","b"],"gold":0}` + "\n" +
 			`{"id":"story-h02","level":1,"context":"d","choices":["a","b"],"gold":1}`, []string{`story.jsonl:1`, `"group" is missing`}},
 		{"duplicate id", "science.jsonl", good + "\n" + good, []string{`item id "science-h01" appears twice (science.jsonl:2)`}},
+		{"field given twice", "science.jsonl", `{"id":"x","id":"y","level":1,"context":"c","choices":["a","b"],"gold":0}`, []string{"science.jsonl:1:", `field "id" is given twice; keep one`}},
+		{"a field in another case before a repeat", "science.jsonl", `{"id":"x","Level":1,"id":"y","context":"c","choices":["a","b"],"gold":0}`, []string{"science.jsonl:1:", `field "Level": field names are lower case`}},
+		{"null line", "science.jsonl", `null`, []string{"science.jsonl:1:", `"gold" is missing`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fsys := fstest.MapFS{tc.file: &fstest.MapFile{Data: []byte(tc.data)}}

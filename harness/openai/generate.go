@@ -11,10 +11,10 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
+	"github.com/feather-eval/feather/harness/internal/parallel"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/redact"
 )
@@ -25,7 +25,7 @@ import (
 // cancelled context.
 func (m *Model) Generate(ctx context.Context, reqs []lm.GenerateRequest) ([]lm.GenerateResult, error) {
 	out := make([]lm.GenerateResult, len(reqs))
-	parallel(len(reqs), m.opts.Concurrency, func(i int) { out[i] = m.generate(ctx, reqs[i]) })
+	parallel.For(len(reqs), m.opts.Concurrency, func(i int) { out[i] = m.generate(ctx, reqs[i]) })
 	return out, ctx.Err()
 }
 
@@ -220,7 +220,7 @@ func (m *Model) httpError(err error, a *attempt) error {
 		}
 		return m.statusError(a.status, msg)
 	case errors.As(err, &reqErr):
-		return m.statusError(a.status, snippet(a.secrets, reqErr.Body))
+		return m.statusError(a.status, a.secrets.Snippet(reqErr.Body))
 	}
 	return err
 }
@@ -242,21 +242,6 @@ func (m *Model) statusError(status int, msg string) error {
 		out += "; add credits to the account"
 	}
 	return errors.New(out)
-}
-
-// snippet is the start of a body for an error message. Secrets are
-// scrubbed before the cut, which could otherwise leave part of a key that
-// no longer matches it; the cut falls between characters.
-func snippet(secrets redact.Secrets, b []byte) string {
-	s := strings.TrimSpace(secrets.String(string(b)))
-	if len(s) <= 300 {
-		return s
-	}
-	cut := 300
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // Wire shapes of streamed chunks, chat and completions alike, with the
@@ -360,7 +345,7 @@ func (acc *accumulator) read(body io.Reader) error {
 		}
 		var c wireChunk
 		if err := json.Unmarshal(data, &c); err != nil {
-			return fmt.Errorf("unreadable stream chunk %s: %v", snippet(acc.secrets, data), err)
+			return fmt.Errorf("unreadable stream chunk %s: %v", acc.secrets.Snippet(data), err)
 		}
 		if c.Error != nil {
 			return c.Error.err()

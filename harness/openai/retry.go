@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"sync"
 
 	"github.com/feather-eval/feather/harness/retry"
 )
@@ -28,22 +27,4 @@ func (m *Model) retry(ctx context.Context, tmpl attempt, try func(ctx context.Co
 		ra.Status, ra.RetryAfter, ra.Output = a.status, a.retryAfter, a.output
 		return err
 	})
-}
-
-// parallel runs f(0..n-1) with at most limit in flight.
-func parallel(n, limit int, f func(i int)) {
-	if limit < 1 {
-		limit = 1
-	}
-	sem := make(chan struct{}, limit)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func(i int) {
-			defer func() { <-sem; wg.Done() }()
-			f(i)
-		}(i)
-	}
-	wg.Wait()
 }

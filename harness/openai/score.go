@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"unicode/utf8"
 
+	"github.com/feather-eval/feather/harness/internal/parallel"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/redact"
 )
@@ -44,7 +45,7 @@ type ScoringModel struct{ *Model }
 // LogLikelihood scores each continuation given its context.
 func (s *ScoringModel) LogLikelihood(ctx context.Context, reqs []lm.LLRequest, opt lm.ScoreOptions) ([]lm.LLResult, error) {
 	out := make([]lm.LLResult, len(reqs))
-	parallel(len(reqs), s.opts.Concurrency, func(i int) { out[i] = s.logLikelihood(ctx, reqs[i], opt) })
+	parallel.For(len(reqs), s.opts.Concurrency, func(i int) { out[i] = s.logLikelihood(ctx, reqs[i], opt) })
 	return out, ctx.Err()
 }
 
@@ -58,7 +59,7 @@ func (s *ScoringModel) LogLikelihood(ctx context.Context, reqs []lm.LLRequest, o
 // server's context, which tells where the tokens are.
 func (s *ScoringModel) RollingLogLikelihood(ctx context.Context, texts []string, opt lm.ScoreOptions) ([]lm.RollingResult, error) {
 	out := make([]lm.RollingResult, len(texts))
-	parallel(len(texts), s.opts.Concurrency, func(i int) { out[i] = s.rolling(ctx, texts[i], opt) })
+	parallel.For(len(texts), s.opts.Concurrency, func(i int) { out[i] = s.rolling(ctx, texts[i], opt) })
 	return out, ctx.Err()
 }
 
@@ -288,10 +289,10 @@ func (m *Model) parseEcho(prompt string, raw []byte, secrets redact.Secrets) (*e
 		} `json:"usage"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("%s/completions answered with something other than a completion: %v: %s", m.baseURL, err, snippet(secrets, raw))
+		return nil, fmt.Errorf("%s/completions answered with something other than a completion: %v: %s", m.baseURL, err, secrets.Snippet(raw))
 	}
 	if len(r.Choices) == 0 {
-		return nil, fmt.Errorf("%s/completions returned no choices: %s", m.baseURL, snippet(secrets, raw))
+		return nil, fmt.Errorf("%s/completions returned no choices: %s", m.baseURL, secrets.Snippet(raw))
 	}
 	e := &echoed{prompt: prompt}
 	if lp := r.Choices[0].Logprobs; lp != nil {
@@ -355,7 +356,7 @@ func errorMessage(secrets redact.Secrets, body []byte) string {
 			return r.Message
 		}
 	}
-	return snippet(secrets, body)
+	return secrets.Snippet(body)
 }
 
 func dropRunes(s string, n int) string {

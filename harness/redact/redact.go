@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Secrets are the values to scrub.
@@ -29,6 +30,25 @@ func (r Secrets) String(s string) string {
 		}
 	}
 	return s
+}
+
+// SnippetLen is how many bytes of a body Snippet keeps.
+const SnippetLen = 300
+
+// Snippet is the start of a body for an error message: at most SnippetLen
+// bytes, then "…". Secrets are scrubbed before the cut, which could
+// otherwise leave part of a key that no longer matches it; the cut falls
+// between characters.
+func (r Secrets) Snippet(b []byte) string {
+	s := strings.TrimSpace(r.String(string(b)))
+	if len(s) <= SnippetLen {
+		return s
+	}
+	cut := SnippetLen
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // Err is err with every secret scrubbed from its message. errors.Is still

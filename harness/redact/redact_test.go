@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,4 +44,25 @@ func TestScrubbing(t *testing.T) {
 	assert.ErrorIs(t, err, lm.ErrUnsupported, "suites still see a capability the backend lacks")
 	assert.ErrorIs(t, secrets.Err(fmt.Errorf("sk-123: %w", context.Canceled)), context.Canceled)
 	assert.False(t, errors.Is(secrets.Err(errors.New("sk-123")), lm.ErrUnsupported))
+}
+
+func TestSnippet(t *testing.T) {
+	long := strings.Repeat("a", 299)
+	for _, tc := range []struct {
+		name    string
+		secrets redact.Secrets
+		body    string
+		want    string
+	}{
+		{"short, trimmed", nil, "  {\"error\": \"bad\"}\n", `{"error": "bad"}`},
+		{"exactly the limit", nil, long + "b", long + "b"},
+		{"cut at the limit", nil, long + "bc", long + "b…"},
+		{"cut between characters", nil, long + "é", long + "…"},
+		{"scrubbed before the cut", redact.Secrets{"sk-123"}, long[:295] + "sk-123", long[:295] + "[REDA…"},
+		{"empty", nil, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.secrets.Snippet([]byte(tc.body)))
+		})
+	}
 }

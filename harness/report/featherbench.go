@@ -11,6 +11,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/atomicfile"
 	"github.com/feather-eval/feather/harness/featherbench"
+	"github.com/feather-eval/feather/harness/internal/markdown"
 	"github.com/feather-eval/feather/harness/report/svg"
 	"github.com/feather-eval/feather/harness/rubric"
 )
@@ -87,7 +88,7 @@ func FeatherbenchMarkdown(recs []featherbench.Record, categories map[string]stri
 		b.WriteString("| pass rate [95% CI] | model | cost / task (USD) |\n|---|---|---|\n")
 		for _, i := range Frontier(points) {
 			p := points[i]
-			fmt.Fprintf(&b, "| %.0f%% [%.0f–%.0f] | %s | %s |\n", 100*p.PassRate, 100*p.Lo, 100*p.Hi, mdCell(p.Model), featherbench.FormatUSD(&p.CostPerTask))
+			fmt.Fprintf(&b, "| %.0f%% [%.0f–%.0f] | %s | %s |\n", 100*p.PassRate, 100*p.Lo, 100*p.Hi, markdown.Cell(p.Model), featherbench.FormatUSD(&p.CostPerTask))
 		}
 		if len(noCost) > 0 {
 			fmt.Fprintf(&b, "\nNo cost reported, so not compared: %s.\n", strings.Join(noCost, ", "))
@@ -95,8 +96,6 @@ func FeatherbenchMarkdown(recs []featherbench.Record, categories map[string]stri
 	}
 	return b.String()
 }
-
-func mdCell(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s) }
 
 // Trial statuses in the page data, decided in the order the suite's
 // summary counts them: an error first, then the scored verdict.

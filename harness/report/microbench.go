@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/feather-eval/feather/harness/internal/markdown"
 	"github.com/feather-eval/feather/harness/microbench"
 	"github.com/feather-eval/feather/harness/report/svg"
 )
@@ -25,7 +26,7 @@ func MicrobenchMarkdown(results []*microbench.Result) string {
 	if len(tasks) > 0 {
 		b.WriteString("\n## Per task\n\nScore (0–100, chance-normalised; bits-per-byte mapped onto 0–100) ± standard error.\n\n| task | domain | reduction |")
 		for _, r := range results {
-			b.WriteString(" " + mdCell(labels[r]) + " |")
+			b.WriteString(" " + markdown.Cell(labels[r]) + " |")
 		}
 		b.WriteString("\n|---|---|---|" + strings.Repeat("---|", len(results)) + "\n")
 		for _, t := range tasks {

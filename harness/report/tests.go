@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/feather-eval/feather/harness/internal/markdown"
 	"github.com/feather-eval/feather/harness/report/gotest"
 )
 
@@ -24,7 +25,7 @@ func TestsMarkdown(r *gotest.Run) string {
 	}
 	b.WriteString(".\n\n| package | result | passed | failed | skipped | did not finish | time (s) |\n|---|---|---|---|---|---|---|\n")
 	for _, p := range r.Packages {
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %.2f |\n", mdCell(p.Name), strings.ToUpper(p.Status), p.Passed, p.Failed, p.Skipped, p.Unfinished, p.Elapsed)
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %.2f |\n", markdown.Cell(p.Name), strings.ToUpper(p.Status), p.Passed, p.Failed, p.Skipped, p.Unfinished, p.Elapsed)
 	}
 	failures, broken := r.Failures(), brokenPackages(r)
 	if len(failures)+len(broken) > 0 {
@@ -39,7 +40,7 @@ func TestsMarkdown(r *gotest.Run) string {
 	if slow := r.Slowest(SlowestShown); len(slow) > 0 {
 		b.WriteString("\n## Slowest tests\n\n| test | package | time (s) |\n|---|---|---|\n")
 		for _, t := range slow {
-			fmt.Fprintf(&b, "| %s | %s | %.2f |\n", mdCell(t.Name), mdCell(t.Package), t.Elapsed)
+			fmt.Fprintf(&b, "| %s | %s | %.2f |\n", markdown.Cell(t.Name), markdown.Cell(t.Package), t.Elapsed)
 		}
 	}
 	return b.String()

@@ -20,7 +20,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/feather-eval/feather/harness/jsontext"
+	"github.com/feather-eval/feather/harness/jsonspan"
 	"github.com/feather-eval/feather/harness/lm"
 )
 
@@ -217,7 +217,7 @@ func lastScoreObject(text string) (map[string]json.RawMessage, bool) {
 		if text[i] != '{' {
 			continue
 		}
-		end := jsontext.ClosingBrace(text, i)
+		end := jsonspan.ClosingBrace(text, i)
 		if end < 0 {
 			continue
 		}

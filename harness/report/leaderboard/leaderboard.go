@@ -16,6 +16,7 @@ import (
 	"github.com/feather-eval/feather/harness/atomicfile"
 	"github.com/feather-eval/feather/harness/featherbench"
 	"github.com/feather-eval/feather/harness/featherweight"
+	"github.com/feather-eval/feather/harness/internal/markdown"
 	"github.com/feather-eval/feather/harness/microbench"
 	"github.com/feather-eval/feather/harness/report"
 	"github.com/feather-eval/feather/harness/report/runs"
@@ -231,7 +232,7 @@ func Markdown(set *runs.Set, s Summary) (string, error) {
 			if m.RubricMean != nil {
 				rub = fmt.Sprintf("%.1f", *m.RubricMean)
 			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %d / %d | %s | %s | %s | %s | %d |\n", m.Rank, cell(m.Model), rate, m.Passed, m.Scored,
+			fmt.Fprintf(&b, "| %d | %s | %s | %d / %d | %s | %s | %s | %s | %d |\n", m.Rank, markdown.Cell(m.Model), rate, m.Passed, m.Scored,
 				featherbench.FormatUSD(m.CostPerTaskUSD), featherbench.FormatSeconds(m.MedianLatencyS), featherbench.FormatSeconds(m.MedianWallS), rub, m.Trials)
 		}
 		b.WriteString("\nPass rate = passed / scored with the 95% Wilson interval; overlapping intervals mean the order is not settled. Latency is time to first token. ")
@@ -268,8 +269,6 @@ func demote(md string) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-func cell(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s) }
 
 func plural(n int) string {
 	if n == 1 {
