@@ -57,7 +57,22 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'feather <command> -h' for a command's flags.")
+	fmt.Fprint(w, suitesHelp)
 }
+
+// suitesHelp says where the benchmarks are: they are go tests, not
+// feather commands.
+const suitesHelp = `
+The suites run under go test, from the repository root:
+  make bench                          all three suites on the built-in smoke model, then a leaderboard and report
+  go test -run TestFeatherweight .    Featherweight
+  go test -run TestMicrobench .       μBench
+  go test -run TestFeatherbench .     Featherbench
+  go test -run TestMicrobench . -models=smoke,smollm2-135m
+                                      only these catalog keys (-models=all: every model)
+Each run writes results/<stamp>/, one folder per suite; results/latest links to the newest.
+Then 'feather report results/latest' and 'feather leaderboard results/latest'.
+`
 
 // parseFailed is the exit status after fs.Parse (or parseInterspersed)
 // returned err: 0 for -h, whose usage the flag set has printed, else 2

@@ -32,3 +32,23 @@ func TestEveryCommandHelpExitsZero(t *testing.T) {
 		})
 	}
 }
+
+// The help says the suites are go tests, with the commands that run them
+// and where their results land.
+func TestHelpSaysHowToRunTheSuites(t *testing.T) {
+	for _, args := range [][]string{nil, {"-h"}, {"--help"}, {"help"}} {
+		var out bytes.Buffer
+		assert.Equal(t, 0, dispatch(args, strings.NewReader(""), &out, &out), "%q", args)
+		for _, want := range []string{
+			"The suites run under go test",
+			"make bench",
+			"go test -run TestFeatherweight .",
+			"go test -run TestMicrobench .",
+			"go test -run TestFeatherbench .",
+			"-models=",
+			"results/latest",
+		} {
+			assert.Contains(t, out.String(), want, "%q", args)
+		}
+	}
+}

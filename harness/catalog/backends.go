@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/feather-eval/feather/harness/onnx/layout"
 )
 
 // validator says which fields a backend accepts and checks an entry.
@@ -43,7 +45,7 @@ var validators = map[string]validator{
 			if err := oneOf("provider", e.Provider, "", "cpu", "cuda"); err != nil {
 				return err
 			}
-			if e.Variant != "" && !variantRE.MatchString(e.Variant) {
+			if !layout.ValidVariant(e.Variant) {
 				return fmt.Errorf(`"variant" %q is not a file-name suffix such as quantized, fp16, int8, q4 or q4f16`, e.Variant)
 			}
 			return nil
@@ -110,10 +112,7 @@ var validators = map[string]validator{
 	},
 }
 
-var (
-	variantRE = regexp.MustCompile(`^[a-z0-9]+$`)
-	envRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-)
+var envRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Backends lists the backend names catalogs accept.
 func Backends() []string {

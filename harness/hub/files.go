@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/feather-eval/feather/harness/onnx/layout"
 )
 
 // File is one file of a repository at a commit, as the tree listing gives it.
@@ -16,26 +18,22 @@ type File struct {
 	ETag string
 }
 
-// The rules below mirror harness/onnx's locateONNX and checkExternalData
-// and the catalog's "variant" check, which are not exported; keep them in
-// step (TestPulledSnapshotOpens in cmd/feather opens pulled variants with
-// the onnx backend to hold them together).
-var (
-	// onnxBases are tried in this order for a variant.
-	onnxBases = []string{"model", "onnx/model", "decoder_model_merged", "onnx/decoder_model_merged"}
-	onnxRE    = regexp.MustCompile(`^(?:onnx/)?(?:model|decoder_model_merged)(?:_([a-z0-9]+))?\.onnx$`)
-	variantRE = regexp.MustCompile(`^[a-z0-9]+$`)
-	// externalRE matches the external data files exporters write beside
-	// an ONNX file F: F_data, F.data, and numbered shards F_data_1, ….
-	externalSuffixRE = regexp.MustCompile(`^(?:_data|\.data)(?:_[0-9]+)?$`)
-)
+// externalSuffixRE matches the names exporters give the external data of
+// an ONNX file F: F_data, F.data, and numbered shards F_data_1, ….
+//
+// This is a guess by name, and only for choosing files before anything is
+// downloaded: the true list is inside F, which is not here yet, and a
+// pull plans (and a dry run reports) its whole download up front. After F
+// is fetched, Pull reads the list F itself holds (onnxpb.ExternalFiles, as
+// the backend does) and fetches what the guess missed.
+var externalSuffixRE = regexp.MustCompile(`^(?:_data|\.data)(?:_[0-9]+)?$`)
 
 // fp32 names the unsuffixed ONNX file, as the catalog's "variant" does.
-const fp32 = "fp32"
+const fp32 = layout.FP32
 
 // CheckVariant refuses a variant the catalog would refuse.
 func CheckVariant(v string) error {
-	if v != "" && !variantRE.MatchString(v) {
+	if !layout.ValidVariant(v) {
 		return fmt.Errorf("variant %q is not a file-name suffix such as quantized, fp16, int8, q4 or q4f16 (or fp32 for the unsuffixed file)", v)
 	}
 	return nil
@@ -47,20 +45,6 @@ var rootFiles = []string{
 	"config.json", "generation_config.json",
 	"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
 	"chat_template.json", "chat_template.jinja",
-}
-
-// onnxCandidates is the ordered list of paths the onnx backend tries for
-// variant ("" or fp32 for the unsuffixed file).
-func onnxCandidates(variant string) []string {
-	suffix := ""
-	if variant != "" && variant != fp32 {
-		suffix = "_" + variant
-	}
-	out := make([]string, len(onnxBases))
-	for i, b := range onnxBases {
-		out[i] = b + suffix + ".onnx"
-	}
-	return out
 }
 
 // Select picks from a repository's files what the onnx backend opens for
@@ -119,7 +103,7 @@ func Select(files []File, variant string) ([]File, error) {
 // pickONNX returns the first candidate of variant present, or an error
 // listing the variants the repository has.
 func pickONNX(byPath map[string]File, variant string) (string, error) {
-	tried := onnxCandidates(variant)
+	tried := layout.Candidates(variant)
 	for _, p := range tried {
 		if _, ok := byPath[p]; ok {
 			return p, nil
@@ -127,13 +111,9 @@ func pickONNX(byPath map[string]File, variant string) (string, error) {
 	}
 	var found, variants []string
 	for p := range byPath {
-		m := onnxRE.FindStringSubmatch(p)
-		if m == nil {
+		v, ok := layout.Variant(p)
+		if !ok {
 			continue
-		}
-		v := m[1]
-		if v == "" {
-			v = fp32
 		}
 		found = append(found, fmt.Sprintf("%s (%s)", p, v))
 		if !slices.Contains(variants, v) {

@@ -59,6 +59,9 @@ func (m *Meter) Start(files int, bytes int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.files, m.total = files, bytes
+	// A pull may have a second round (external data only the downloaded
+	// ONNX file named); each counts from zero.
+	m.fileN, m.doneBefore, m.gained, m.path = 0, 0, 0, ""
 	m.started = m.now()
 	m.last = m.started
 	fmt.Fprintf(m.W, "downloading %d %s, %s\n", files, plural(files, "file", "files"), FormatBytes(bytes))

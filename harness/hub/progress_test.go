@@ -62,3 +62,25 @@ func TestFormatBytes(t *testing.T) {
 		assert.Equal(t, want, FormatBytes(n))
 	}
 }
+
+// A second round (external data only the downloaded ONNX file named)
+// counts its files and bytes from zero.
+func TestMeterSecondRound(t *testing.T) {
+	var b strings.Builder
+	m := &Meter{W: &b, Now: clock(10 * time.Second)}
+	m.Start(1, 1<<20)
+	m.File("onnx/model.onnx", 1<<20, 0)
+	m.Add(1 << 20)
+	m.Done()
+	m.Start(1, 2<<20)
+	m.File("onnx/weights.bin", 2<<20, 0)
+	m.Add(2 << 20)
+	m.Done()
+	assert.Equal(t, `downloading 1 file, 1.0 MiB
+[1/1] onnx/model.onnx (1.0 MiB)
+downloaded 1.0 MiB in 20s (51.2 KiB/s)
+downloading 1 file, 2.0 MiB
+[1/1] onnx/weights.bin (2.0 MiB)
+downloaded 2.0 MiB in 20s (102.4 KiB/s)
+`, b.String())
+}

@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/feather-eval/feather/harness/onnx/layout"
+	"github.com/feather-eval/feather/harness/onnx/onnxpb"
 )
 
 // Options choose what Pull fetches and whether it writes.
@@ -92,14 +96,27 @@ func (c *Client) Pull(ctx context.Context, ref Ref, opt Options) (*Result, error
 	if opt.DryRun {
 		return res, nil
 	}
-	if len(todo) > 0 {
-		c.progress().Start(len(todo), bytes)
-		for _, f := range todo {
-			if err := c.fetch(ctx, rc, ref, commit, f); err != nil {
-				return nil, err
-			}
+	if err := c.fetchAll(ctx, rc, ref, commit, todo, bytes); err != nil {
+		return nil, err
+	}
+	// Select guessed the ONNX file's external data by name; now that the
+	// file is here, fetch what it names beyond the guess.
+	more, err := referencedData(rc, all, files)
+	if err != nil {
+		return nil, fmt.Errorf("%s (commit %s): %w", ref, commit, err)
+	}
+	todo, bytes = nil, 0
+	for _, f := range more {
+		cached := rc.hasBlob(f)
+		res.Files = append(res.Files, FileStatus{File: f, Cached: cached})
+		if !cached && !slices.ContainsFunc(todo, func(t File) bool { return t.ETag == f.ETag }) {
+			todo = append(todo, f)
+			bytes += f.Size
 		}
-		c.progress().Done()
+	}
+	files = append(files, more...)
+	if err := c.fetchAll(ctx, rc, ref, commit, todo, bytes); err != nil {
+		return nil, err
 	}
 	// Link after fetching, so a snapshot never points at a missing blob.
 	for _, f := range files {
@@ -114,6 +131,65 @@ func (c *Client) Pull(ctx context.Context, ref Ref, opt Options) (*Result, error
 		return nil, fmt.Errorf("recording %s in %s: %w", ref, rc.ref(ref.Revision), err)
 	}
 	return res, nil
+}
+
+// fetchAll downloads todo, bytes in all, as one round of progress.
+func (c *Client) fetchAll(ctx context.Context, rc repoCache, ref Ref, commit string, todo []File, bytes int64) error {
+	if len(todo) == 0 {
+		return nil
+	}
+	c.progress().Start(len(todo), bytes)
+	for _, f := range todo {
+		if err := c.fetch(ctx, rc, ref, commit, f); err != nil {
+			return err
+		}
+	}
+	c.progress().Done()
+	return nil
+}
+
+// referencedData returns the files of all that the ONNX file of sel, read
+// from its cached blob, keeps weights in and sel lacks, or an error naming
+// one that all lacks. An ONNX file that is not cached, or that onnxpb
+// cannot read, adds nothing: the backend reports it when it opens the
+// snapshot.
+func referencedData(rc repoCache, all, sel []File) ([]File, error) {
+	var model File
+	for _, f := range sel {
+		if _, ok := layout.Variant(f.Path); ok {
+			model = f
+			break
+		}
+	}
+	if model.Path == "" || !rc.hasBlob(model) {
+		return nil, nil
+	}
+	locs, err := onnxpb.ExternalFiles(rc.blob(model.ETag))
+	if err != nil {
+		return nil, nil
+	}
+	have := map[string]bool{}
+	for _, f := range sel {
+		have[f.Path] = true
+	}
+	byPath := map[string]File{}
+	for _, f := range all {
+		byPath[f.Path] = f
+	}
+	var out []File
+	for _, loc := range locs {
+		p := path.Join(path.Dir(model.Path), filepath.ToSlash(loc))
+		if have[p] {
+			continue
+		}
+		f, ok := byPath[p]
+		if !ok {
+			return nil, fmt.Errorf("%s keeps its weights in %s, which the repository does not have", model.Path, p)
+		}
+		have[p] = true
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // pullOffline finds ref in the cache alone and names what is missing.
@@ -148,6 +224,11 @@ func (c *Client) pullOffline(ref Ref, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("HF_HUB_OFFLINE is set and the cached snapshot of %s (%s) lacks what the onnx backend needs: %v; unset HF_HUB_OFFLINE to download it", ref, snap, err)
 	}
+	more, err := referencedData(rc, all, sel)
+	if err != nil {
+		return nil, fmt.Errorf("HF_HUB_OFFLINE is set and the cached snapshot of %s (%s) lacks what the onnx backend needs: %v; unset HF_HUB_OFFLINE to download it", ref, snap, err)
+	}
+	sel = append(sel, more...)
 	var lost []string
 	for _, f := range sel {
 		if slices.Contains(dangling, f.Path) {

@@ -4,26 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/feather-eval/feather/harness/onnx/layout"
 )
 
-// modelBases are the ONNX file names of decoder exports, in the order they
-// are tried: transformers.js and optimum write model.onnx (optionally under
-// onnx/); optimum's merged decoder carries a use_cache_branch input.
-var modelBases = []string{
-	"model",
-	filepath.Join("onnx", "model"),
-	"decoder_model_merged",
-	filepath.Join("onnx", "decoder_model_merged"),
-}
-
 // fp32 is how the unsuffixed file's variant is named in messages.
-const fp32 = "fp32"
-
-var onnxFileRE = regexp.MustCompile(`^(model|decoder_model_merged)(?:_([a-z0-9]+))?\.onnx$`)
+const fp32 = layout.FP32
 
 // foundFile is an ONNX decoder file in a model folder.
 type foundFile struct {
@@ -46,13 +36,9 @@ func locateONNX(dir, variant string) (string, error) {
 	if variant == fp32 {
 		variant = ""
 	}
-	suffix := ""
-	if variant != "" {
-		suffix = "_" + variant
-	}
 	var tried []string
-	for _, base := range modelBases {
-		rel := base + suffix + ".onnx"
+	for _, c := range layout.Candidates(variant) {
+		rel := filepath.FromSlash(c)
 		tried = append(tried, rel)
 		if st, err := os.Stat(filepath.Join(dir, rel)); err == nil && !st.IsDir() {
 			return filepath.Join(dir, rel), nil
@@ -88,13 +74,9 @@ func listONNX(dir string) []foundFile {
 			continue
 		}
 		for _, e := range entries {
-			m := onnxFileRE.FindStringSubmatch(e.Name())
-			if m == nil || e.IsDir() {
+			v, ok := layout.Variant(path.Join(sub, e.Name()))
+			if !ok || e.IsDir() {
 				continue
-			}
-			v := m[2]
-			if v == "" {
-				v = fp32
 			}
 			out = append(out, foundFile{Rel: filepath.Join(sub, e.Name()), Variant: v})
 		}

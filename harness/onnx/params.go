@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 
 	pb "github.com/feather-eval/feather/harness/onnx/onnxpb"
 )
@@ -14,8 +13,6 @@ type initializer struct {
 	name  string
 	dims  []int64
 	dtype pb.DataType
-	// external is the data file of an initializer stored outside the model.
-	external string
 }
 
 // node is the part of a graph node the parameter count needs.
@@ -30,6 +27,9 @@ type node struct {
 type graphSummary struct {
 	inits []initializer
 	nodes []node
+	// external lists the data files initializers are stored in, as the
+	// model file names them (onnxpb's ExternalLocations).
+	external []string
 }
 
 // readGraphSummary reads an ONNX file with onnxpb, skipping tensor data,
@@ -49,7 +49,7 @@ func readGraphSummary(path string) (*graphSummary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a readable ONNX model: %w", path, err)
 	}
-	g := &graphSummary{}
+	g := &graphSummary{external: m.ExternalLocations()}
 	if m.Graph != nil {
 		g.add(m.Graph)
 	}
@@ -74,11 +74,7 @@ func (g *graphSummary) add(pg *pb.Graph) {
 		g.nodes = append(g.nodes, nd)
 	}
 	for _, t := range pg.Initializers {
-		in := initializer{name: t.Name, dims: t.Dims, dtype: t.DataType}
-		if t.External != nil {
-			in.external = t.External.Location
-		}
-		g.inits = append(g.inits, in)
+		g.inits = append(g.inits, initializer{name: t.Name, dims: t.Dims, dtype: t.DataType})
 	}
 }
 
@@ -163,24 +159,10 @@ func isFloat(dtype pb.DataType) bool {
 	return false
 }
 
-// externalFiles lists the data files the initializers refer to.
-func (g *graphSummary) externalFiles() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, in := range g.inits {
-		if in.external != "" && !seen[in.external] {
-			seen[in.external] = true
-			out = append(out, in.external)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 // checkExternalData fails when a data file the model refers to is absent,
 // which ORT would otherwise report as an opaque load failure.
 func checkExternalData(modelPath string, g *graphSummary) error {
-	for _, rel := range g.externalFiles() {
+	for _, rel := range g.external {
 		p := filepath.Join(filepath.Dir(modelPath), rel)
 		if _, err := os.Stat(p); err != nil {
 			return fmt.Errorf("%s keeps its weights in %s, which is missing; download it too (it sits beside the .onnx file in the repository)", modelPath, p)

@@ -1,5 +1,11 @@
 package onnxpb
 
+import (
+	"fmt"
+	"os"
+	"sort"
+)
+
 // ExternalAlign is the offset alignment of external tensors: a page, so
 // ONNX Runtime can map them instead of copying (onnx.proto asks for it).
 const ExternalAlign = 4096
@@ -36,4 +42,54 @@ func (m *Model) SplitExternal(location string, minBytes int) []byte {
 	}
 	walk(m.Graph)
 	return blob
+}
+
+// ExternalLocations lists, sorted and once each, the data files the
+// initializers of the graph and its subgraphs keep their data in: the
+// locations as the model file writes them, relative to its folder.
+func (m *Model) ExternalLocations() []string {
+	seen := map[string]bool{}
+	var out []string
+	var walk func(g *Graph)
+	walk = func(g *Graph) {
+		if g == nil {
+			return
+		}
+		for _, n := range g.Nodes {
+			for _, a := range n.Attrs {
+				walk(a.G)
+				for _, sub := range a.Graphs {
+					walk(sub)
+				}
+			}
+		}
+		for _, t := range g.Initializers {
+			if t.External != nil && t.External.Location != "" && !seen[t.External.Location] {
+				seen[t.External.Location] = true
+				out = append(out, t.External.Location)
+			}
+		}
+	}
+	walk(m.Graph)
+	sort.Strings(out)
+	return out
+}
+
+// ExternalFiles reads the ONNX file at path without its tensor data and
+// returns its ExternalLocations.
+func ExternalFiles(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	m, err := Read(f, st.Size(), ReadOptions{SkipData: true})
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a readable ONNX model: %w", path, err)
+	}
+	return m.ExternalLocations(), nil
 }
