@@ -36,18 +36,9 @@ type graphSummary struct {
 // so that a multi-gigabyte model costs a few reads rather than its size in
 // memory.
 func readGraphSummary(path string) (*graphSummary, error) {
-	f, err := os.Open(path)
+	m, err := pb.ReadFile(path, pb.ReadOptions{SkipData: true})
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	m, err := pb.Read(f, st.Size(), pb.ReadOptions{SkipData: true})
-	if err != nil {
-		return nil, fmt.Errorf("%s is not a readable ONNX model: %w", path, err)
 	}
 	g := &graphSummary{external: m.ExternalLocations()}
 	if m.Graph != nil {

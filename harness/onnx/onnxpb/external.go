@@ -78,6 +78,16 @@ func (m *Model) ExternalLocations() []string {
 // ExternalFiles reads the ONNX file at path without its tensor data and
 // returns its ExternalLocations.
 func ExternalFiles(path string) ([]string, error) {
+	m, err := ReadFile(path, ReadOptions{SkipData: true})
+	if err != nil {
+		return nil, err
+	}
+	return m.ExternalLocations(), nil
+}
+
+// ReadFile reads the ONNX file at path; a file that does not parse is
+// named in the error.
+func ReadFile(path string, opts ReadOptions) (*Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -87,9 +97,9 @@ func ExternalFiles(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := Read(f, st.Size(), ReadOptions{SkipData: true})
+	m, err := Read(f, st.Size(), opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a readable ONNX model: %w", path, err)
 	}
-	return m.ExternalLocations(), nil
+	return m, nil
 }
