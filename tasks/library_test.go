@@ -305,7 +305,9 @@ func TestRubricsRenderBlind(t *testing.T) {
 			continue
 		}
 		n++
-		good := readSamples(t, task).good[0]
+		set := readSamples(t, task)
+		require.NotEmpty(t, set.good, "%s: no good answer to render", task.ID)
+		good := set.good[0]
 		out, err := prompt.Render(rubric.TaskView{Prompt: task.Prompt, Criteria: task.Rubric.Criteria}, rubric.Response{Text: good.resp.Text, ToolCalls: good.resp.ToolCalls})
 		require.NoError(t, err, task.ID)
 		assert.Contains(t, out, task.Prompt, task.ID)

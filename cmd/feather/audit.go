@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 
 	"github.com/feather-eval/feather/harness/audit"
-	"github.com/feather-eval/feather/harness/featherweight"
-	"github.com/feather-eval/feather/harness/microbench"
 	"github.com/feather-eval/feather/harness/tokenizer"
 )
 
@@ -24,24 +21,10 @@ func validateTokenizer(dir string) (audit.Tokenizer, error) {
 	return tok, nil
 }
 
-// printMicrobenchAudit and printFeatherweightAudit write a loaded item
-// set's shortcut audit under its validate line, so authors see which cue
-// would give their answers away. A cell over the threshold is reported,
-// not failed: a set can be valid and still need rewording.
-func printMicrobenchAudit(w io.Writer, tasks []*microbench.Task, tok audit.Tokenizer) error {
-	tab, err := audit.Microbench(context.Background(), tasks, tok)
-	if err != nil {
-		return err
-	}
+// printAudit writes a loaded item set's shortcut audit under its validate
+// line, so authors see which cue would give their answers away. A cell
+// over the threshold is reported, not failed: a set can be valid and still
+// need rewording.
+func printAudit(w io.Writer, tab *audit.Table) {
 	fmt.Fprintf(w, "\n%s\n", tab.Markdown())
-	return nil
-}
-
-func printFeatherweightAudit(w io.Writer, items []featherweight.Item, tok audit.Tokenizer) error {
-	tab, err := audit.Featherweight(context.Background(), items, tok)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\n%s\n", tab.Markdown())
-	return nil
 }

@@ -8,7 +8,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/feather-eval/feather/harness/checkers"
 	"github.com/feather-eval/feather/harness/featherbench"
@@ -109,7 +111,7 @@ func readToolCalls(path string) ([]lm.ToolCall, error) {
 		if json.Unmarshal(raw, &it) != nil || it == nil {
 			return nil, fmt.Errorf(`%s: call [%d] is %s; each call is an object such as {"name": "get_weather", "args": {"location": "Paris"}}`, path, i, jsonpos.Kind(raw))
 		}
-		for key := range it {
+		for _, key := range slices.Sorted(maps.Keys(it)) { // sorted: the same key named every run
 			if key != "name" && key != "args" {
 				return nil, fmt.Errorf(`%s: call [%d] has the field %q; a call has only "name" and "args" (the arguments object)`, path, i, key)
 			}

@@ -57,6 +57,8 @@ func TestCheck(t *testing.T) {
 			"feather check: " + filepath.Join(dir, "names.json") + `: call [0] is a string; each call is an object such as {"name": "get_weather", "args": {"location": "Paris"}}` + "\n"},
 		{"the API's field names", []string{weather, good, "--tool-calls", write("api.json", `[{"name": "get_weather", "arguments": "{}"}]`)}, "", 2, "",
 			"feather check: " + filepath.Join(dir, "api.json") + `: call [0] has the field "arguments"; a call has only "name" and "args" (the arguments object)` + "\n"},
+		{"two unknown fields name the first in order", []string{weather, good, "--tool-calls", write("fn.json", `[{"name": "get_weather", "type": "function", "arguments": "{}"}]`)}, "", 2, "",
+			"feather check: " + filepath.Join(dir, "fn.json") + `: call [0] has the field "arguments"; a call has only "name" and "args" (the arguments object)` + "\n"},
 		{"broken JSON", []string{weather, good, "--tool-calls", write("broken.json", "[{\"name\": \"get_weather\",\n}]")}, "", 2, "",
 			"feather check: " + filepath.Join(dir, "broken.json") + `:2:1: invalid JSON: invalid character '}' looking for beginning of object key string; a tool-calls file is a JSON list such as [{"name": "get_weather", "args": {"location": "Paris"}}]` + "\n"},
 		{"args of the wrong kind", []string{weather, good, "--tool-calls", write("args.json", `[{"name": "get_weather", "args": ["Paris"]}]`)}, "", 2, "",

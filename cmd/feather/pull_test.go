@@ -5,10 +5,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,26 +54,7 @@ func pullFixture(t *testing.T) (dir string, files map[string][]byte) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("# export\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.safetensors"), []byte("weights for other runtimes"), 0o644))
-	files = map[string][]byte{}
-	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		files[filepath.ToSlash(rel)] = data
-		return err
-	}))
-	return dir, files
-}
-
-func sortedKeys(m map[string]int) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return dir, fakehub.ReadFolder(t, dir)
 }
 
 // TestPulledSnapshotOpens pulls each variant of a real export and opens
@@ -84,7 +65,7 @@ func TestPulledSnapshotOpens(t *testing.T) {
 	testenv.ORT(t)
 	dir, files := pullFixture(t)
 	h := fakehub.New(t)
-	commit := h.AddFolder(t, "org/export", dir)
+	commit := h.Add("org/export", files)
 	cache := pullEnv(t, h)
 	snap := filepath.Join(cache, "models--org--export", "snapshots", commit)
 	root := []string{"config.json", "generation_config.json", "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json"}
@@ -119,7 +100,7 @@ func TestPulledSnapshotOpens(t *testing.T) {
 			if tt.variant == "" {
 				want = append(append([]string{}, root...), want...)
 			}
-			assert.Equal(t, sortedCopyStrings(want), sortedKeys(fetched), "only what the backend needs, each once")
+			assert.Equal(t, slices.Sorted(slices.Values(want)), slices.Sorted(maps.Keys(fetched)), "only what the backend needs, each once")
 
 			ctx := context.Background()
 			pulled, err := onnx.Open(ctx, snap, onnx.Options{Variant: tt.variant, Chat: "no"})
@@ -150,12 +131,6 @@ func TestPulledSnapshotOpens(t *testing.T) {
 func sha256Of(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
-}
-
-func sortedCopyStrings(s []string) []string {
-	out := append([]string(nil), s...)
-	sort.Strings(out)
-	return out
 }
 
 func TestPullDryRun(t *testing.T) {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/feather-eval/feather/harness/audit"
 	"github.com/feather-eval/feather/harness/catalog"
 	"github.com/feather-eval/feather/harness/featherbench"
 	"github.com/feather-eval/feather/harness/featherweight"
@@ -97,8 +99,10 @@ func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		report("featherweight", *fw, checkErr, ok)
 		if err == nil {
-			if err := printFeatherweightAudit(stdout, ds.Items, tok); err != nil {
+			if tab, err := audit.Featherweight(context.Background(), ds.Items, tok); err != nil {
 				report("featherweight audit", *fw, err, "")
+			} else {
+				printAudit(stdout, tab)
 			}
 		}
 	}
@@ -114,8 +118,10 @@ func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		report("microbench", *mb, err, ok)
 		if err == nil {
-			if err := printMicrobenchAudit(stdout, ts, tok); err != nil {
+			if tab, err := audit.Microbench(context.Background(), ts, tok); err != nil {
 				report("microbench audit", *mb, err, "")
+			} else {
+				printAudit(stdout, tab)
 			}
 		}
 	}

@@ -69,10 +69,11 @@ func Featherweight(ctx context.Context, items []featherweight.Item, tok Tokenize
 	for hi, h := range hs {
 		tab.Heuristics = append(tab.Heuristics, h.Name)
 		info := lm.Info{Key: "heuristic-" + h.Name, Backend: "audit"}
+		gen := NewGenerator(h, items)
 		var result featherweight.ModelResult
 		result.Model = info
 		for _, st := range featherweight.Styles {
-			recs, err := featherweight.Evaluate(ctx, &Generator{H: h}, info, st, items)
+			recs, err := featherweight.Evaluate(ctx, gen, info, st, items)
 			if err != nil {
 				return nil, fmt.Errorf("audit: heuristic %s, %s prompts: %w", h.Name, st, err)
 			}

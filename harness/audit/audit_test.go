@@ -144,10 +144,10 @@ var fwItems = []featherweight.Item{
 	{ID: "q4", Category: "two", Question: "Which?", Choices: [4]string{"a", "b", "c", "the longest choice"}, Answer: 3},
 }
 
-// The generator reads the question and choices back out of every prompt
-// form the suite sends.
-func TestGeneratorReadsEveryPromptForm(t *testing.T) {
-	g := &Generator{H: heuristic(t, "last-mention", nil)}
+// The generator answers every prompt form the suite sends for its items,
+// and refuses a prompt of no audited item.
+func TestGeneratorAnswersEveryPromptForm(t *testing.T) {
+	g := NewGenerator(heuristic(t, "last-mention", nil), fwItems)
 	for _, st := range featherweight.Styles {
 		for _, chat := range []bool{false, true} {
 			req := featherweight.Request(st, fwItems[0], chat)
@@ -159,7 +159,7 @@ func TestGeneratorReadsEveryPromptForm(t *testing.T) {
 	}
 	res, err := g.Generate(context.Background(), []lm.GenerateRequest{{Prompt: "no choices here"}})
 	require.NoError(t, err)
-	assert.EqualError(t, res[0].Err, `heuristic last-mention: the prompt has no "D) " line; it is not a Featherweight prompt`)
+	assert.EqualError(t, res[0].Err, `heuristic last-mention: prompt "no choices here" is no prompt of the audited items`)
 }
 
 func TestFeatherweightThroughTheSuite(t *testing.T) {

@@ -3,19 +3,37 @@ package audit
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/feather-eval/feather/harness/featherweight"
 	"github.com/feather-eval/feather/harness/lm"
 )
 
-// Generator answers Featherweight prompts as a heuristic would choose: it
-// reads the question and the four choices back out of the prompt it is
-// sent (either style, raw or as the user message) and replies with the
-// chosen letter, which the suite's extraction and scoring then judge.
-type Generator struct{ H Heuristic }
+// Generator answers Featherweight prompts as a heuristic chooses: it
+// replies with the letter of the choice the heuristic picks, which the
+// suite's extraction and scoring then judge. Like Scorer it is built from
+// the items, knowing each one's prompt in every style as
+// featherweight.Prompt renders it, so nothing is read back out of the
+// prompt text.
+type Generator struct {
+	h Heuristic
+	// reply maps a prompt (raw, or the chat request's user message) to
+	// the letter of the heuristic's choice.
+	reply map[string]string
+}
 
 var _ lm.Generator = (*Generator)(nil)
+
+// NewGenerator answers the items' prompts, in every style, with h.
+func NewGenerator(h Heuristic, items []featherweight.Item) *Generator {
+	g := &Generator{h: h, reply: map[string]string{}}
+	for _, it := range items {
+		letter := featherweight.Letters[h.Pick(it.Question, it.Choices[:])]
+		for _, st := range featherweight.Styles {
+			g.reply[featherweight.Prompt(st, it)] = letter
+		}
+	}
+	return g
+}
 
 func (g *Generator) Generate(ctx context.Context, reqs []lm.GenerateRequest) ([]lm.GenerateResult, error) {
 	out := make([]lm.GenerateResult, len(reqs))
@@ -27,35 +45,12 @@ func (g *Generator) Generate(ctx context.Context, reqs []lm.GenerateRequest) ([]
 		if len(r.Messages) > 0 {
 			text = r.Messages[len(r.Messages)-1].Content
 		}
-		q, choices, err := parsePrompt(text)
-		if err != nil {
-			out[i] = lm.GenerateResult{StopReason: lm.StopError, Err: fmt.Errorf("heuristic %s: %w", g.H.Name, err)}
+		letter, ok := g.reply[text]
+		if !ok {
+			out[i] = lm.GenerateResult{StopReason: lm.StopError, Err: fmt.Errorf("heuristic %s: prompt %q is no prompt of the audited items", g.h.Name, text)}
 			continue
 		}
-		out[i] = lm.GenerateResult{Text: featherweight.Letters[g.H.Pick(q, choices)], StopReason: lm.StopEOS, PromptSent: text}
+		out[i] = lm.GenerateResult{Text: letter, StopReason: lm.StopEOS, PromptSent: text}
 	}
 	return out, nil
-}
-
-// parsePrompt recovers the question and the choices from a prompt in
-// either Featherweight style, reading the "A) " to "D) " lines from the end
-// so a question that spans lines stays whole.
-func parsePrompt(p string) (question string, choices []string, err error) {
-	for _, tail := range []string{"\n\nAnswer with just the letter of the correct choice.", "\nAnswer:"} {
-		if strings.HasSuffix(p, tail) {
-			p = strings.TrimSuffix(p, tail)
-			break
-		}
-	}
-	choices = make([]string, len(featherweight.Letters))
-	for i := len(featherweight.Letters) - 1; i >= 0; i-- {
-		mark := "\n" + featherweight.Letters[i] + ") "
-		at := strings.LastIndex(p, mark)
-		if at < 0 {
-			return "", nil, fmt.Errorf("the prompt has no %q line; it is not a Featherweight prompt", strings.TrimPrefix(mark, "\n"))
-		}
-		choices[i] = p[at+len(mark):]
-		p = p[:at]
-	}
-	return strings.TrimPrefix(strings.TrimSuffix(p, "\n"), "Question: "), choices, nil
 }

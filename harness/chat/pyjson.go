@@ -2,13 +2,14 @@ package chat
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/nikolalohinski/gonja/v2/exec"
+
+	"github.com/feather-eval/feather/harness/internal/pyjson"
 )
 
 // dumpOptions are json.dumps' arguments as transformers' tojson passes
@@ -49,9 +50,9 @@ func dump(b *strings.Builder, v *exec.Value, opt dumpOptions, depth int) error {
 	case v.IsInteger():
 		b.WriteString(strconv.Itoa(v.Integer()))
 	case v.IsFloat():
-		b.WriteString(pyFloatJSON(v.Float()))
+		b.WriteString(pyjson.Float(v.Float()))
 	case v.IsString():
-		writeJSONString(b, v.String(), opt.ensureASCII)
+		pyjson.WriteString(b, v.String(), opt.ensureASCII)
 	case v.IsDict():
 		keys, vals := mappingPairs(v)
 		if opt.sortKeys {
@@ -76,7 +77,7 @@ func dump(b *strings.Builder, v *exec.Value, opt dumpOptions, depth int) error {
 				b.WriteString(opt.itemSep)
 			}
 			newline(b, opt, depth+1)
-			writeJSONString(b, k, opt.ensureASCII)
+			pyjson.WriteString(b, k, opt.ensureASCII)
 			b.WriteString(opt.keySep)
 			if err := dump(b, vals[i], opt, depth+1); err != nil {
 				return err
@@ -149,82 +150,4 @@ func mappingPairs(v *exec.Value) ([]string, []*exec.Value) {
 		return true
 	}, func() {})
 	return keys, vals
-}
-
-// writeJSONString quotes s as json.dumps does: \" \\ \n \r \t \b \f, other
-// control characters as \u00XX, and with ensure_ascii everything outside
-// printable ASCII as \uXXXX (UTF-16 surrogate pairs above U+FFFF).
-func writeJSONString(b *strings.Builder, s string, ensureASCII bool) {
-	const hex = "0123456789abcdef"
-	u4 := func(r rune) {
-		b.WriteString(`\u`)
-		for shift := 12; shift >= 0; shift -= 4 {
-			b.WriteByte(hex[(r>>shift)&0xf])
-		}
-	}
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			switch {
-			case r < 0x20:
-				u4(r)
-			case ensureASCII && r > 0x7e:
-				if r > 0xffff {
-					r -= 0x10000
-					u4(0xd800 + (r >> 10))
-					u4(0xdc00 + (r & 0x3ff))
-				} else {
-					u4(r)
-				}
-			default:
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-}
-
-// pyFloatJSON is float.__repr__ as json.dumps writes it: the shortest
-// round-trip digits, scientific below 1e-4 and from 1e16 up (exponent with
-// a sign and at least two digits), ".0" on integral values, and NaN /
-// Infinity spelled as Python spells them.
-func pyFloatJSON(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	sci := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
-	mant, expStr, _ := strings.Cut(sci, "e")
-	exp, _ := strconv.Atoi(expStr)
-	if exp < -4 || exp >= 16 {
-		sign := "+"
-		if exp < 0 {
-			sign, exp = "-", -exp
-		}
-		return fmt.Sprintf("%se%s%02d", mant, sign, exp)
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".") {
-		s += ".0"
-	}
-	return s
 }

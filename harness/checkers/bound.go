@@ -37,16 +37,25 @@ func readBound(s *Spec, example string) bound {
 		}
 		s.Errorf(field, `is the tolerance around "value"; set "value" too, or drop it and use "min"/"max"`)
 	case abs < 0 || rel < 0:
-		field, v := "abs_tol", abs
-		if rel < 0 {
-			field, v = "rel_tol", rel
-		}
-		s.Errorf(field, "must be a non-negative number, not %s", fmtNum(v))
+		negativeTol(s, abs, rel)
 	case b.hasMin && b.hasMax && b.min > b.max:
 		s.Errorf("min", "is %s, above max %s; swap them", fmtNum(b.min), fmtNum(b.max))
 	}
 	b.tol = math.Max(abs, rel*math.Abs(b.value))
 	return b
+}
+
+// negativeTol reports a negative abs_tol or rel_tol (rel_tol when both
+// are), the one rule every checker with a tolerance shares. It returns the
+// error, or nil when neither is negative.
+func negativeTol(s *Spec, abs, rel float64) error {
+	switch {
+	case rel < 0:
+		return s.Errorf("rel_tol", "must be a non-negative number, not %s", fmtNum(rel))
+	case abs < 0:
+		return s.Errorf("abs_tol", "must be a non-negative number, not %s", fmtNum(abs))
+	}
+	return nil
 }
 
 func (b bound) ok(v float64) bool {

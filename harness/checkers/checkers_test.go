@@ -165,6 +165,7 @@ func TestCompileErrors(t *testing.T) {
 		{"sql cell object", `{"type": "sql_result", "expected_rows": [[{"a": 1}]]}`, `checker.expected_rows[0][0]: must be a string, number, boolean or null (one cell), not an object`},
 		{"sql rows", `{"type": "sql_result", "expected_rows": [1]}`, `checker.expected_rows: must be a list of lists, not a list holding a number`},
 		{"numeric tolerance", `{"type": "numeric_close", "value": 1, "abs_tol": -0.5}`, `checker.abs_tol: must be a non-negative number, not -0.5`},
+		{"both tolerances negative", `{"type": "numeric_close", "value": 1, "abs_tol": -0.5, "rel_tol": -2}`, `checker.rel_tol: must be a non-negative number, not -2`},
 		{"numeric value", `{"type": "numeric_close", "value": "1"}`, `checker.value: must be a number, not a string`},
 	}
 	for _, tt := range tests {

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/dlclark/regexp2"
 )
@@ -53,12 +52,8 @@ func compileItemisedTotal(s *Spec) (Func, error) {
 	if !b.hasMax && !b.hasMin && !totalRequired {
 		return nil, s.Errorf("", `set "max" (the budget), "min", or "total_required": true, e.g. {"type": "itemised_total", "currency": "€", "max": 1200}`)
 	}
-	if absTol < 0 || relTol < 0 {
-		field, v := "abs_tol", absTol
-		if relTol < 0 {
-			field, v = "rel_tol", relTol
-		}
-		return nil, s.Errorf(field, "must be a non-negative number, not %s", fmtNum(v))
+	if err := negativeTol(s, absTol, relTol); err != nil {
+		return nil, err
 	}
 	total, err := CompilePython(totalSrc)
 	if err != nil {
@@ -254,7 +249,7 @@ func (c itemised) statedTotal(d *scoped) (float64, *Line, int, error) {
 		if v, _, ok := c.amount(l.Text); ok {
 			return v, &d.all[i], l.N, nil
 		}
-		if strings.TrimFunc(after, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) }) == "" {
+		if endsLabel(after) {
 			for j := i + 1; j < len(d.all); j++ {
 				if n := d.all[j]; !n.Drop && strings.TrimSpace(n.Text) != "" {
 					if v, _, ok := c.amount(firstAmountText(n.Text, c.cur)); ok {

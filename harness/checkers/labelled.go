@@ -164,7 +164,7 @@ func readAtLabels(d *scoped, label *regexp2.Regexp, unit string) (out []reading,
 				out = append(out, reading{q: q, line: l})
 				continue
 			}
-			if m+1 == len(spans) && strings.TrimFunc(seg, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) }) == "" {
+			if m+1 == len(spans) && endsLabel(seg) {
 				if next, ok := nextTextLine(d, k); ok {
 					if q, ok := firstQuantity(next.Text, unit); ok {
 						out = append(out, reading{q: q, line: next})
@@ -220,6 +220,13 @@ func readRow(d *scoped, i int, label *regexp2.Regexp, unit string) ([]reading, b
 
 // reads reports whether answer line i is in the scope.
 func (d *scoped) reads(i int) bool { return i >= 0 && i < len(d.in) && d.in[i] }
+
+// endsLabel reports whether what follows a label on its line is only
+// punctuation and space ("Total:", "**Total time** —"), so the label's
+// number is on the next line.
+func endsLabel(rest string) bool {
+	return strings.IndexFunc(rest, func(r rune) bool { return !unicode.IsPunct(r) && !unicode.IsSpace(r) }) < 0
+}
 
 // nextTextLine is the first non-blank line in the scope after the k-th.
 func nextTextLine(d *scoped, k int) (Line, bool) {

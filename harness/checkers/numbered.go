@@ -99,16 +99,16 @@ func compileNumberedLabels(s *Spec) (Func, error) {
 					note(l, text, n, m)
 				}
 			}
-			text := l.Text
-			m, err := label.FindStringMatch(text)
-			for ; m != nil && err == nil; m, err = label.FindNextMatch(m) {
-				end := runeOffset(text, m.Index+m.Length)
-				if n, hi, num, ok := numberAfter(text[end:]); ok {
-					note(l, m.String()+num, n, hi)
-				}
-			}
+			// matchSpans maps every match to bytes in one pass over the
+			// line, where a runeOffset per match would rescan it each time.
+			spans, err := matchSpans(label, l.Text)
 			if err != nil {
 				return false, "", fmt.Errorf("at %s: %w", quoteRE(at), err)
+			}
+			for _, sp := range spans {
+				if n, hi, num, ok := numberAfter(l.Text[sp[1]:]); ok {
+					note(l, l.Text[sp[0]:sp[1]]+num, n, hi)
+				}
 			}
 		}
 		var missing []string

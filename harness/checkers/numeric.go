@@ -15,9 +15,14 @@ import (
 
 func init() { Register("numeric_close", compileNumericClose) }
 
+// decimalPattern is an unsigned decimal number as people write one, with
+// optional thousands separators (1,234.5): the digits both numberRE and
+// quantity's qtyRE read.
+const decimalPattern = `(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?`
+
 // numberRE finds decimal numbers, with optional thousands separators
 // (1,234.5) and exponent (6.02e23).
-var numberRE = regexp.MustCompile(`[-+]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?`)
+var numberRE = regexp.MustCompile(`[-+]?(?:` + decimalPattern + `|\.\d+)(?:[eE][-+]?\d+)?`)
 
 // Numbers returns the numbers in text in order. A leading '-' or '+' is a
 // sign only when it does not follow a letter or digit, so "COVID-19" is 19
@@ -79,10 +84,8 @@ func compileNumericClose(s *Spec) (Func, error) {
 	if s.Err() != nil {
 		return nil, s.Err()
 	}
-	for field, v := range map[string]float64{"abs_tol": abs, "rel_tol": rel} {
-		if v < 0 {
-			return nil, s.Errorf(field, "must be a non-negative number, not %s", fmtNum(v))
-		}
+	if err := negativeTol(s, abs, rel); err != nil {
+		return nil, err
 	}
 	var re *regexp2.Regexp
 	if hasPattern {

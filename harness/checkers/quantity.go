@@ -20,7 +20,7 @@ type quantity struct {
 
 const (
 	qtyCur = `(?:[£€$¥₹]|\b(?:GBP|EUR|USD|JPY|INR)\b)`
-	qtyNum = `(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)`
+	qtyNum = decimalPattern
 	// Suffixes: pence and cents attached to the number, %, a currency
 	// symbol attached or a currency code after a space.
 	qtySuf = `(?:p\b|¢|%|[£€$¥₹]|[ ]?\b(?:GBP|EUR|USD|JPY|INR)\b)`

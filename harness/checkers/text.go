@@ -94,7 +94,7 @@ func compileContains(s *Spec, want bool) (Func, error) {
 		if want {
 			var missing []string
 			for _, v := range values {
-				if len(FindAll(d.Text, v, wholeWord)) == 0 {
+				if Find(d.Text, v, wholeWord) < 0 {
 					missing = append(missing, fmt.Sprintf("%q", v))
 				}
 			}
@@ -136,7 +136,7 @@ func compileContains(s *Spec, want bool) (Func, error) {
 // a letter, digit or underscore: "kill" is not found in "skill", but "meat"
 // is found in "meat-free".
 func Find(text, needle string, wholeWord bool) int {
-	if at := FindAll(text, needle, wholeWord); len(at) > 0 {
+	if at := findN(text, needle, wholeWord, 1); len(at) > 0 {
 		return at[0]
 	}
 	return -1
@@ -145,15 +145,21 @@ func Find(text, needle string, wholeWord bool) int {
 // FindAll returns the byte offsets in text of every case-insensitive,
 // non-overlapping occurrence of needle (see Find).
 func FindAll(text, needle string, wholeWord bool) []int {
+	return findN(text, needle, wholeWord, -1)
+}
+
+// findN is FindAll stopping after limit occurrences (every one when limit
+// is negative), so Find, which wants one, does not scan the rest of text.
+func findN(text, needle string, wholeWord bool, limit int) []int {
 	n := utf8.RuneCountInString(needle)
 	if n == 0 {
 		return nil
 	}
 	if isASCII(needle) {
-		return findAllASCII(text, needle, wholeWord)
+		return findAllASCII(text, needle, wholeWord, limit)
 	}
 	var out []int
-	for i := 0; i < len(text); {
+	for i := 0; i < len(text) && len(out) != limit; {
 		end := i
 		for k := 0; k < n && end < len(text); k++ {
 			_, size := utf8.DecodeRuneInString(text[end:])
@@ -170,12 +176,12 @@ func FindAll(text, needle string, wholeWord bool) []int {
 	return out
 }
 
-// findAllASCII is FindAll for an ASCII needle: lower-casing only ASCII
+// findAllASCII is findN for an ASCII needle: lower-casing only ASCII
 // letters keeps every byte offset, so a plain index search does.
-func findAllASCII(text, needle string, wholeWord bool) []int {
+func findAllASCII(text, needle string, wholeWord bool, limit int) []int {
 	h, n := lowerASCII(text), lowerASCII(needle)
 	var out []int
-	for off := 0; off < len(h); {
+	for off := 0; off < len(h) && len(out) != limit; {
 		i := strings.Index(h[off:], n)
 		if i < 0 {
 			break

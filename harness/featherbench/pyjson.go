@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/feather-eval/feather/harness/internal/pyjson"
 )
 
 // writePythonJSON writes v (as decoded with UseNumber) the way Python's
@@ -24,7 +26,7 @@ func writePythonJSON(b *bytes.Buffer, v any) error {
 	case bool:
 		b.WriteString(strconv.FormatBool(v))
 	case string:
-		writePythonString(b, v)
+		b.WriteString(pyjson.Quote(v))
 	case json.Number:
 		s, err := pythonNumber(string(v))
 		if err != nil {
@@ -53,7 +55,7 @@ func writePythonJSON(b *bytes.Buffer, v any) error {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writePythonString(b, k)
+			b.WriteString(pyjson.Quote(k))
 			b.WriteByte(':')
 			if err := writePythonJSON(b, v[k]); err != nil {
 				return err
@@ -64,33 +66,6 @@ func writePythonJSON(b *bytes.Buffer, v any) error {
 		return fmt.Errorf("task hash: unexpected JSON value %T", v)
 	}
 	return nil
-}
-
-func writePythonString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20:
-			fmt.Fprintf(b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
 }
 
 // pythonNumber is how Python prints a JSON number it read: an int as
@@ -106,23 +81,5 @@ func pythonNumber(s string) (string, error) {
 	if err != nil && !math.IsInf(f, 0) {
 		return "", fmt.Errorf("task hash: number %s: %w", s, err)
 	}
-	switch {
-	case math.IsInf(f, 1):
-		return "Infinity", nil
-	case math.IsInf(f, -1):
-		return "-Infinity", nil
-	}
-	// repr: fixed notation when the decimal exponent is -5 < exp < 16,
-	// else scientific with a sign and at least two exponent digits; both
-	// with the shortest digits that read back as f.
-	e := strconv.FormatFloat(f, 'e', -1, 64)
-	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
-	if exp < -4 || exp >= 16 {
-		return e, nil
-	}
-	fixed := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.Contains(fixed, ".") {
-		fixed += ".0"
-	}
-	return fixed, nil
+	return pyjson.Float(f), nil
 }

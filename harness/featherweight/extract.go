@@ -109,8 +109,13 @@ func isPunct(c rune) bool {
 // standaloneAt reports whether r[i] is an upper-case A–D with a word
 // boundary on both sides.
 func standaloneAt(r []rune, i int) bool {
-	return i >= 0 && i < len(r) && isLetterAD(r[i]) &&
-		(i == 0 || !isWord(r[i-1])) && (i+1 == len(r) || !isWord(r[i+1]))
+	return i >= 0 && i < len(r) && isLetterAD(r[i]) && aloneAt(r, i)
+}
+
+// aloneAt reports whether r[i] has a word boundary on both sides: a
+// single-character word.
+func aloneAt(r []rune, i int) bool {
+	return (i == 0 || !isWord(r[i-1])) && (i+1 == len(r) || !isWord(r[i+1]))
 }
 
 // parenthesized is step 1: the earliest literal "(A)".."(D)".
@@ -153,7 +158,7 @@ func answerIs(r []rune) (string, bool) {
 
 func letterAfterPunct(r []rune, j int) (string, bool) {
 	k := skip(r, j, func(c rune) bool { return unicode.IsSpace(c) || isPunct(c) })
-	if k < len(r) && isLetterAD(unicode.ToUpper(r[k])) && (k == 0 || !isWord(r[k-1])) && (k+1 == len(r) || !isWord(r[k+1])) {
+	if k < len(r) && isLetterAD(unicode.ToUpper(r[k])) && aloneAt(r, k) {
 		return string(unicode.ToUpper(r[k])), true
 	}
 	return "", false

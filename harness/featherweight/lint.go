@@ -13,8 +13,8 @@ import (
 type Problem struct {
 	ID   string `json:"id"`
 	Line int    `json:"line,omitempty"`
-	// Field is "question" or "choices[i]" (0-based, as in the JSON) with
-	// the choice's letter, e.g. "choices[2] (C)".
+	// Field is the choice, "choices[i]" (0-based, as in the JSON) with
+	// its letter, e.g. "choices[2] (C)": every check is on a choice.
 	Field string `json:"field"`
 	// Rule is a short stable name for the check (see the Lint* constants).
 	Rule string `json:"rule"`
@@ -23,11 +23,16 @@ type Problem struct {
 }
 
 func (p Problem) String() string {
-	where := p.ID
-	if p.Line > 0 {
-		where = fmt.Sprintf("line %d, %s", p.Line, p.ID)
+	return fmt.Sprintf("%s: %s: %s", itemWhere(p.ID, p.Line), p.Field, p.Message)
+}
+
+// itemWhere names an item in a lint or reply message: "line 7, q01", or
+// the id alone when the item's line is unknown.
+func itemWhere(id string, line int) string {
+	if line > 0 {
+		return fmt.Sprintf("line %d, %s", line, id)
 	}
-	return fmt.Sprintf("%s: %s: %s", where, p.Field, p.Message)
+	return id
 }
 
 // Lint rule names.
@@ -153,7 +158,7 @@ func lintItem(it Item) []Problem {
 // a-d or A-D standing alone (followed by a non-word character or nothing).
 func leadingLetter(s string) (string, bool) {
 	r := []rune(s)
-	if len(r) == 0 || !isLetterAD(unicode.ToUpper(r[0])) || len(r) > 1 && isWord(r[1]) {
+	if len(r) == 0 || !isLetterAD(unicode.ToUpper(r[0])) || !aloneAt(r, 0) {
 		return "", false
 	}
 	return string(r[0]), true

@@ -52,15 +52,11 @@ func (f ReplyFailure) Want() string { return Letters[f.Choice] }
 func (f ReplyFailure) Misread() bool { return !f.Got.ParseError() }
 
 func (f ReplyFailure) String() string {
-	where := f.ID
-	if f.Line > 0 {
-		where = fmt.Sprintf("line %d, %s", f.Line, f.ID)
-	}
 	got := "a parse error"
 	if f.Misread() {
 		got = f.Got.Letter + " (" + string(f.Got.Rule) + ")"
 	}
-	return fmt.Sprintf("%s: %s reply %q (%s, choice %s) extracts as %s, want %s", where, f.Style, f.Reply, f.Form, f.Want(), got, f.Want())
+	return fmt.Sprintf("%s: %s reply %q (%s, choice %s) extracts as %s, want %s", itemWhere(f.ID, f.Line), f.Style, f.Reply, f.Form, f.Want(), got, f.Want())
 }
 
 // ReplyCheck is the outcome of the reply property over a set of items.

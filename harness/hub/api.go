@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/feather-eval/feather/harness/redact"
 )
 
 // Client talks to the Hub named by Env.Endpoint and writes to its cache.
@@ -22,8 +24,8 @@ type Client struct {
 	Progress Progress
 }
 
-// StatusError is an HTTP answer other than the one asked for.
-type StatusError struct {
+// statusError is an HTTP answer other than the one asked for.
+type statusError struct {
 	Status int
 	// Code and Message are the Hub's X-Error-Code and X-Error-Message
 	// (or the body's "error"), e.g. GatedRepo, RepoNotFound.
@@ -31,7 +33,7 @@ type StatusError struct {
 	URL           string
 }
 
-func (e *StatusError) Error() string {
+func (e *statusError) Error() string {
 	s := fmt.Sprintf("%s answered %d %s", e.URL, e.Status, http.StatusText(e.Status))
 	if e.Message != "" {
 		s += ": " + e.Message
@@ -96,16 +98,16 @@ func (c *Client) do(ctx context.Context, method, rawURL string, hdr http.Header)
 	}
 }
 
-// statusError reads the Hub's error out of resp (and closes its body).
+// readStatusError reads the Hub's error out of resp (and closes its body).
 // URL is where the answer came from, less its query (a CDN's signature).
-func statusError(resp *http.Response, rawURL string) *StatusError {
+func readStatusError(resp *http.Response, rawURL string) *statusError {
 	defer resp.Body.Close()
 	if resp.Request != nil && resp.Request.URL != nil {
 		u := *resp.Request.URL
 		u.RawQuery, u.Fragment = "", ""
 		rawURL = u.String()
 	}
-	e := &StatusError{Status: resp.StatusCode, URL: rawURL,
+	e := &statusError{Status: resp.StatusCode, URL: rawURL,
 		Code: resp.Header.Get("X-Error-Code"), Message: resp.Header.Get("X-Error-Message")}
 	if e.Message == "" {
 		var body struct {
@@ -127,7 +129,7 @@ func (c *Client) getJSON(ctx context.Context, rawURL string, v any) (string, err
 		return "", err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", statusError(resp, rawURL)
+		return "", readStatusError(resp, rawURL)
 	}
 	defer resp.Body.Close()
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
@@ -172,7 +174,7 @@ func (c *Client) commit(ctx context.Context, ref Ref) (string, error) {
 	if _, err := c.getJSON(ctx, u, &info); err != nil {
 		return "", err
 	}
-	if !IsCommit(info.SHA) {
+	if !isCommit(info.SHA) {
 		return "", fmt.Errorf("%s: the answer has no commit hash in \"sha\" (got %q); is HF_ENDPOINT a Hugging Face Hub?", u, info.SHA)
 	}
 	return info.SHA, nil
@@ -232,7 +234,7 @@ func (c *Client) fileURL(repo, commit, path string) string {
 // explain turns a Hub error into one that says what to do; file is the
 // file being fetched, or "" for the API calls.
 func (c *Client) explain(err error, ref Ref, file string) error {
-	var se *StatusError
+	var se *statusError
 	if !errors.As(err, &se) {
 		return err
 	}
@@ -242,7 +244,9 @@ func (c *Client) explain(err error, ref Ref, file string) error {
 	}
 	hub := ""
 	if se.Message != "" {
-		hub = fmt.Sprintf(" (the Hub says: %s)", se.Message)
+		// The endpoint received the token; a mirror echoing it must not
+		// put it in a message people paste into bug reports.
+		hub = fmt.Sprintf(" (the Hub says: %s)", redact.Secrets{c.Env.Token}.String(se.Message))
 	}
 	page := c.Env.Endpoint + "/" + ref.Repo
 	if u, err := url.Parse(se.URL); err == nil && !strings.HasPrefix(se.URL, c.Env.Endpoint+"/") {

@@ -26,8 +26,8 @@ type repoCache struct {
 
 func newRepoCache(cacheDir, repo string) repoCache {
 	return repoCache{
-		dir:   filepath.Join(cacheDir, RepoFolder(repo)),
-		locks: filepath.Join(cacheDir, ".locks", RepoFolder(repo)),
+		dir:   filepath.Join(cacheDir, repoFolder(repo)),
+		locks: filepath.Join(cacheDir, ".locks", repoFolder(repo)),
 	}
 }
 

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
@@ -8,12 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/feather-eval/feather/harness/hub/fakehub"
+	"github.com/feather-eval/feather/harness/redact"
 )
 
 func TestHubErrors(t *testing.T) {
-	h := fakehub.New(t)
-	files := tinyFiles(t)
-	commits := map[string]string{tinyRepo: h.Add(tinyRepo, files)}
+	h, files, commit := tinyHub(t)
+	commits := map[string]string{tinyRepo: commit}
 	h.Add("org/gated", files, fakehub.Gated("hf_granted"))
 	h.Token("hf_other") // valid, but its account has not accepted org/gated's conditions
 	noONNX := map[string][]byte{"config.json": files["config.json"], "tokenizer.json": files["tokenizer.json"], "model.safetensors": []byte("x")}
@@ -68,4 +69,12 @@ func TestGatedWithToken(t *testing.T) {
 	res, err := pull(t, c, "org/gated", Options{})
 	require.NoError(t, err)
 	assert.Equal(t, tinyWant, paths(res))
+}
+
+func TestExplainScrubsTheToken(t *testing.T) {
+	c := &Client{Env: Env{Endpoint: "https://hub.example", Token: "hf_secret", TokenSource: "HF_TOKEN"}}
+	se := &statusError{Status: http.StatusForbidden, URL: "https://hub.example/api/models/org/x/revision/main", Message: "token hf_secret has no access"}
+	err := c.explain(se, Ref{Repo: "org/x", Revision: "main"}, "")
+	assert.NotContains(t, err.Error(), "hf_secret")
+	assert.Contains(t, err.Error(), "(the Hub says: token "+redact.Mark+" has no access)")
 }

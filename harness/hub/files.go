@@ -47,9 +47,9 @@ var rootFiles = []string{
 	"chat_template.json", "chat_template.jinja",
 }
 
-// Select picks from a repository's files what the onnx backend opens for
+// selectFiles picks from a repository's files what the onnx backend opens for
 // variant, in listing order, or says what the repository lacks.
-func Select(files []File, variant string) ([]File, error) {
+func selectFiles(files []File, variant string) ([]File, error) {
 	if err := CheckVariant(variant); err != nil {
 		return nil, err
 	}

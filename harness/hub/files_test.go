@@ -54,7 +54,7 @@ func TestSelectVariant(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Select(listing(append(append([]string{}, base...), tt.onnx...)...), tt.variant)
+			got, err := selectFiles(listing(append(append([]string{}, base...), tt.onnx...)...), tt.variant)
 			require.NoError(t, err)
 			var names []string
 			for _, f := range got {
@@ -83,7 +83,7 @@ func TestSelectOtherFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Select(listing(tt.files...), "")
+			got, err := selectFiles(listing(tt.files...), "")
 			require.NoError(t, err)
 			var names []string
 			for _, f := range got {
@@ -111,7 +111,7 @@ func TestSelectErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Select(listing(tt.files...), tt.variant)
+			_, err := selectFiles(listing(tt.files...), tt.variant)
 			assert.EqualError(t, err, tt.want)
 		})
 	}

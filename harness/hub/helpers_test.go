@@ -29,17 +29,7 @@ const bigSize = 1 << 20
 // testdata, git would apply to the fixture itself).
 func tinyFiles(t *testing.T) map[string][]byte {
 	t.Helper()
-	files := map[string][]byte{}
-	root := filepath.Join("testdata", "tiny")
-	require.NoError(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(root, p)
-		files[filepath.ToSlash(rel)] = data
-		return err
-	}))
+	files := fakehub.ReadFolder(t, filepath.Join("testdata", "tiny"))
 	files["onnx/model.onnx_data"] = pseudoRandom(bigSize, 1)
 	files[".gitattributes"] = []byte("*.onnx filter=lfs diff=lfs merge=lfs -text\n*.onnx_data filter=lfs diff=lfs merge=lfs -text\n")
 	return files
@@ -105,6 +95,15 @@ func (r *recorder) Notes() []string {
 	return append([]string(nil), r.notes...)
 }
 
+// tinyHub is a fake hub holding tinyFiles as tinyRepo, and the commit
+// they are at.
+func tinyHub(t *testing.T, opts ...fakehub.Option) (h *fakehub.Hub, files map[string][]byte, commit string) {
+	t.Helper()
+	h = fakehub.New(t)
+	files = tinyFiles(t)
+	return h, files, h.Add(tinyRepo, files, opts...)
+}
+
 // newClient is a client of h writing to a fresh cache.
 func newClient(t *testing.T, h *fakehub.Hub) (*Client, *recorder) {
 	t.Helper()
@@ -154,6 +153,25 @@ func tree(t *testing.T, dir string) []string {
 		require.NoError(t, err)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// onceEach is fakehub.Downloads' count when each of paths was fetched once.
+func onceEach(paths []string) map[string]int {
+	out := map[string]int{}
+	for _, p := range paths {
+		out[p] = 1
+	}
+	return out
+}
+
+// requestsSince lists the requests h received after the first n, as
+// "METHOD path".
+func requestsSince(h *fakehub.Hub, n int) []string {
+	var out []string
+	for _, r := range h.Requests()[n:] {
+		out = append(out, r.Method+" "+r.Path)
+	}
 	return out
 }
 

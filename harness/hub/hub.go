@@ -51,12 +51,12 @@ func ParseRef(s string) (Ref, error) {
 	return Ref{Repo: repo, Revision: rev}, nil
 }
 
-// IsCommit reports whether rev is a full commit hash, which needs no
+// isCommit reports whether rev is a full commit hash, which needs no
 // lookup: it cannot move.
-func IsCommit(rev string) bool { return commitRE.MatchString(rev) }
+func isCommit(rev string) bool { return commitRE.MatchString(rev) }
 
-// RepoFolder is the repository's folder name in the cache,
+// repoFolder is the repository's folder name in the cache,
 // models--org--name, as huggingface_hub names it.
-func RepoFolder(repo string) string {
+func repoFolder(repo string) string {
 	return "models--" + strings.ReplaceAll(repo, "/", "--")
 }

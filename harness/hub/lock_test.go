@@ -23,9 +23,7 @@ import (
 // first finishes, and the second finds the blob whole instead of writing
 // it again.
 func TestConcurrentPullsShareOneDownload(t *testing.T) {
-	h := fakehub.New(t)
-	files := tinyFiles(t)
-	commit := h.Add(tinyRepo, files)
+	h, files, commit := tinyHub(t)
 	hold := make(chan struct{})
 	h.Fault(dataPath, fakehub.Fault{Hold: hold})
 	cache := filepath.Join(t.TempDir(), "hub")
@@ -50,7 +48,7 @@ func TestConcurrentPullsShareOneDownload(t *testing.T) {
 		_, errs[0] = first.Pull(ctx, ref, Options{})
 	}()
 	// Start the second pull once the first is inside the big download.
-	for !containsServed(h, dataPath) {
+	for h.Downloads()[dataPath] == 0 {
 		select {
 		case <-ctx.Done():
 			t.Fatal("the first pull never started the download")
@@ -72,11 +70,7 @@ func TestConcurrentPullsShareOneDownload(t *testing.T) {
 	require.NoError(t, errs[0])
 	require.NoError(t, errs[1])
 
-	once1 := map[string]int{}
-	for _, p := range tinyWant {
-		once1[p] = 1
-	}
-	assert.Equal(t, once1, h.Downloads(), "every blob is written once, by whichever pull took its lock first")
+	assert.Equal(t, onceEach(tinyWant), h.Downloads(), "every blob is written once, by whichever pull took its lock first")
 	etag := etagOf(dataPath, files[dataPath])
 	snap := filepath.Join(cache, "models--org--tiny", "snapshots", commit)
 	assert.Equal(t, etag, sha256Hex(t, filepath.Join(snap, dataPath)))
@@ -86,10 +80,6 @@ func TestConcurrentPullsShareOneDownload(t *testing.T) {
 		assert.Equal(t, files[p], got, p)
 	}
 	assert.NotContains(t, strings.Join(tree(t, cache), "\n"), ".incomplete")
-}
-
-func containsServed(h *fakehub.Hub, path string) bool {
-	return h.Downloads()[path] > 0
 }
 
 func TestLockWaitEndsWithContext(t *testing.T) {

@@ -7,14 +7,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/feather-eval/feather/harness/hub/fakehub"
 )
 
 func TestOfflineUsesOnlyTheCache(t *testing.T) {
-	h := fakehub.New(t)
-	files := tinyFiles(t)
-	commit := h.Add(tinyRepo, files)
+	h, files, commit := tinyHub(t)
 	c, _ := newClient(t, h)
 	online, err := pull(t, c, tinyRepo, Options{})
 	require.NoError(t, err)
@@ -26,7 +22,7 @@ func TestOfflineUsesOnlyTheCache(t *testing.T) {
 		require.NoError(t, err, ref)
 		assert.Equal(t, online.Snapshot, res.Snapshot)
 		assert.Equal(t, commit, res.Commit)
-		assert.Equal(t, tinyWant, sortedPaths(res), "found in the snapshot")
+		assert.Equal(t, tinyWant, sortedCopy(paths(res)), "found in the snapshot")
 		for _, f := range res.Files {
 			assert.True(t, f.Cached)
 			assert.Equal(t, int64(len(files[f.Path])), f.Size, f.Path)
@@ -36,15 +32,8 @@ func TestOfflineUsesOnlyTheCache(t *testing.T) {
 	assert.Len(t, h.Requests(), before, "offline sends nothing")
 }
 
-func sortedPaths(res *Result) []string {
-	p := paths(res)
-	return sortedCopy(p)
-}
-
 func TestOfflineNamesWhatIsMissing(t *testing.T) {
-	h := fakehub.New(t)
-	files := tinyFiles(t)
-	commit := h.Add(tinyRepo, files)
+	h, files, commit := tinyHub(t)
 	c, _ := newClient(t, h)
 	_, err := pull(t, c, tinyRepo, Options{})
 	require.NoError(t, err)

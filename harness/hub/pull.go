@@ -52,7 +52,7 @@ func (c *Client) Pull(ctx context.Context, ref Ref, opt Options) (*Result, error
 	}
 	rc := newRepoCache(c.Env.CacheDir, ref.Repo)
 	commit := ref.Revision
-	if !IsCommit(commit) {
+	if !isCommit(commit) {
 		var err error
 		if commit, err = c.commit(ctx, ref); err != nil {
 			return nil, c.explain(err, ref, "")
@@ -62,13 +62,12 @@ func (c *Client) Pull(ctx context.Context, ref Ref, opt Options) (*Result, error
 	if err != nil {
 		return nil, c.explain(err, ref, "")
 	}
-	files, err := Select(all, opt.Variant)
+	files, err := selectFiles(all, opt.Variant)
 	if err != nil {
 		return nil, fmt.Errorf("%s (commit %s): %w", ref, commit, err)
 	}
 	res := &Result{Ref: ref, Commit: commit, Snapshot: rc.snapshot(commit)}
 	var todo []File
-	var bytes int64
 	for _, f := range files {
 		cached := rc.hasBlob(f)
 		if cached && opt.Verify {
@@ -86,36 +85,26 @@ func (c *Client) Pull(ctx context.Context, ref Ref, opt Options) (*Result, error
 				}
 			}
 		}
-		res.Files = append(res.Files, FileStatus{File: f, Cached: cached})
-		// Files with the same contents share one blob, fetched once.
-		if !cached && !slices.ContainsFunc(todo, func(t File) bool { return t.ETag == f.ETag }) {
-			todo = append(todo, f)
-			bytes += f.Size
-		}
+		todo = res.add(todo, f, cached)
 	}
 	if opt.DryRun {
 		return res, nil
 	}
-	if err := c.fetchAll(ctx, rc, ref, commit, todo, bytes); err != nil {
+	if err := c.fetchAll(ctx, rc, ref, commit, todo); err != nil {
 		return nil, err
 	}
-	// Select guessed the ONNX file's external data by name; now that the
+	// selectFiles guessed the ONNX file's external data by name; now that the
 	// file is here, fetch what it names beyond the guess.
 	more, err := referencedData(rc, all, files)
 	if err != nil {
 		return nil, fmt.Errorf("%s (commit %s): %w", ref, commit, err)
 	}
-	todo, bytes = nil, 0
+	todo = nil
 	for _, f := range more {
-		cached := rc.hasBlob(f)
-		res.Files = append(res.Files, FileStatus{File: f, Cached: cached})
-		if !cached && !slices.ContainsFunc(todo, func(t File) bool { return t.ETag == f.ETag }) {
-			todo = append(todo, f)
-			bytes += f.Size
-		}
+		todo = res.add(todo, f, rc.hasBlob(f))
 	}
 	files = append(files, more...)
-	if err := c.fetchAll(ctx, rc, ref, commit, todo, bytes); err != nil {
+	if err := c.fetchAll(ctx, rc, ref, commit, todo); err != nil {
 		return nil, err
 	}
 	// Link after fetching, so a snapshot never points at a missing blob.
@@ -133,10 +122,25 @@ func (c *Client) Pull(ctx context.Context, ref Ref, opt Options) (*Result, error
 	return res, nil
 }
 
-// fetchAll downloads todo, bytes in all, as one round of progress.
-func (c *Client) fetchAll(ctx context.Context, rc repoCache, ref Ref, commit string, todo []File, bytes int64) error {
+// add records f in the result and returns todo with f added unless it
+// is cached or its blob is already in todo: files with the same contents
+// share one blob, fetched once.
+func (res *Result) add(todo []File, f File, cached bool) []File {
+	res.Files = append(res.Files, FileStatus{File: f, Cached: cached})
+	if !cached && !slices.ContainsFunc(todo, func(t File) bool { return t.ETag == f.ETag }) {
+		todo = append(todo, f)
+	}
+	return todo
+}
+
+// fetchAll downloads todo as one round of progress.
+func (c *Client) fetchAll(ctx context.Context, rc repoCache, ref Ref, commit string, todo []File) error {
 	if len(todo) == 0 {
 		return nil
+	}
+	var bytes int64
+	for _, f := range todo {
+		bytes += f.Size
 	}
 	c.progress().Start(len(todo), bytes)
 	for _, f := range todo {
@@ -196,7 +200,7 @@ func referencedData(rc repoCache, all, sel []File) ([]File, error) {
 func (c *Client) pullOffline(ref Ref, opt Options) (*Result, error) {
 	rc := newRepoCache(c.Env.CacheDir, ref.Repo)
 	commit := ref.Revision
-	if !IsCommit(commit) {
+	if !isCommit(commit) {
 		var err error
 		if commit, err = rc.readRef(ref.Revision); err != nil {
 			return nil, err
@@ -214,13 +218,13 @@ func (c *Client) pullOffline(ref Ref, opt Options) (*Result, error) {
 	if files == nil && dangling == nil {
 		return nil, fmt.Errorf("HF_HUB_OFFLINE is set and the cache has no snapshot of %s (%s is missing); unset HF_HUB_OFFLINE to download it", ref, snap)
 	}
-	// Select as if the lost blobs were there, so that a lost file the
+	// selectFiles as if the lost blobs were there, so that a lost file the
 	// backend needs is named as lost rather than as absent.
 	all := files
 	for _, p := range dangling {
 		all = append(all, File{Path: p})
 	}
-	sel, err := Select(all, opt.Variant)
+	sel, err := selectFiles(all, opt.Variant)
 	if err != nil {
 		return nil, fmt.Errorf("HF_HUB_OFFLINE is set and the cached snapshot of %s (%s) lacks what the onnx backend needs: %v; unset HF_HUB_OFFLINE to download it", ref, snap, err)
 	}
@@ -245,7 +249,7 @@ func (c *Client) pullOffline(ref Ref, opt Options) (*Result, error) {
 	return res, nil
 }
 
-// listSnapshot lists a snapshot's files as Select reads them (ETag from
+// listSnapshot lists a snapshot's files as selectFiles reads them (ETag from
 // the blob a link points at), and the links whose blob is gone.
 func listSnapshot(snap string) (files []File, dangling []string, err error) {
 	err = filepath.WalkDir(snap, func(p string, d fs.DirEntry, err error) error {

@@ -18,7 +18,7 @@ import (
 // of repo at commit under rev: blobs named by ETag, relative links (one
 // more ../ per folder), refs/<rev>, and a lock file per blob.
 func wantCache(repo, rev, commit string, files map[string][]byte, selected []string) []string {
-	folder := RepoFolder(repo)
+	folder := repoFolder(repo)
 	out := []string{folder + "/refs/" + rev + " (40 bytes)"}
 	for _, p := range selected {
 		etag := etagOf(p, files[p])
@@ -36,9 +36,7 @@ func wantCache(repo, rev, commit string, files map[string][]byte, selected []str
 }
 
 func TestPullWritesHubCacheLayout(t *testing.T) {
-	h := fakehub.New(t)
-	files := tinyFiles(t)
-	commit := h.Add(tinyRepo, files)
+	h, files, commit := tinyHub(t)
 	c, _ := newClient(t, h)
 
 	res, err := pull(t, c, tinyRepo, Options{})
@@ -56,16 +54,11 @@ func TestPullWritesHubCacheLayout(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, files[p], got, p)
 	}
-	want := map[string]int{}
-	for _, p := range tinyWant {
-		want[p] = 1
-	}
-	assert.Equal(t, want, h.Downloads(), "each selected file once, nothing else")
+	assert.Equal(t, onceEach(tinyWant), h.Downloads(), "each selected file once, nothing else")
 }
 
 func TestSecondPullDownloadsNothing(t *testing.T) {
-	h := fakehub.New(t)
-	commit := h.Add(tinyRepo, tinyFiles(t))
+	h, _, commit := tinyHub(t)
 	c, rec := newClient(t, h)
 	_, err := pull(t, c, tinyRepo, Options{})
 	require.NoError(t, err)
@@ -74,14 +67,10 @@ func TestSecondPullDownloadsNothing(t *testing.T) {
 
 	res, err := pull(t, c, tinyRepo, Options{})
 	require.NoError(t, err)
-	var got []string
-	for _, r := range h.Requests()[before:] {
-		got = append(got, r.Method+" "+r.Path)
-	}
 	assert.Equal(t, []string{
 		"GET /api/models/org/tiny/revision/main",
 		"GET /api/models/org/tiny/tree/" + commit + "?recursive=true",
-	}, got, "only the revision and the listing: no file is fetched again")
+	}, requestsSince(h, before), "only the revision and the listing: no file is fetched again")
 	assert.Empty(t, rec.files)
 	for _, f := range res.Files {
 		assert.True(t, f.Cached, f.Path)
@@ -91,17 +80,11 @@ func TestSecondPullDownloadsNothing(t *testing.T) {
 	before = len(h.Requests())
 	_, err = pull(t, c, tinyRepo+"@"+commit, Options{})
 	require.NoError(t, err)
-	got = nil
-	for _, r := range h.Requests()[before:] {
-		got = append(got, r.Method+" "+r.Path)
-	}
-	assert.Equal(t, []string{"GET /api/models/org/tiny/tree/" + commit + "?recursive=true"}, got)
+	assert.Equal(t, []string{"GET /api/models/org/tiny/tree/" + commit + "?recursive=true"}, requestsSince(h, before))
 }
 
 func TestNewCommitReusesUnchangedBlobs(t *testing.T) {
-	h := fakehub.New(t)
-	files := tinyFiles(t)
-	first := h.Add(tinyRepo, files)
+	h, files, first := tinyHub(t)
 	c, _ := newClient(t, h)
 	_, err := pull(t, c, tinyRepo, Options{})
 	require.NoError(t, err)
@@ -129,9 +112,7 @@ func TestNewCommitReusesUnchangedBlobs(t *testing.T) {
 // hf_hub_download does (here for all but one selected file) and checks
 // that pull uses them as they are and fetches only the missing one.
 func TestPullUsesCacheWrittenByPython(t *testing.T) {
-	h := fakehub.New(t)
-	files := tinyFiles(t)
-	commit := h.Add(tinyRepo, files)
+	h, files, commit := tinyHub(t)
 	c, _ := newClient(t, h)
 	repoDir := filepath.Join(c.Env.CacheDir, "models--org--tiny")
 	for _, p := range tinyWant {
@@ -167,9 +148,7 @@ func TestPullUsesCacheWrittenByPython(t *testing.T) {
 }
 
 func TestDryRunListsAndWritesNothing(t *testing.T) {
-	h := fakehub.New(t)
-	files := tinyFiles(t)
-	commit := h.Add(tinyRepo, files, fakehub.Refs("main", "v1"))
+	h, files, commit := tinyHub(t, fakehub.Refs("main", "v1"))
 	c, _ := newClient(t, h)
 
 	res, err := pull(t, c, tinyRepo+"@v1", Options{DryRun: true, Variant: "q4"})
@@ -210,8 +189,7 @@ func TestTreeListingPages(t *testing.T) {
 }
 
 func TestRedirectDropsAuthorization(t *testing.T) {
-	h := fakehub.New(t)
-	h.Add(tinyRepo, tinyFiles(t), fakehub.Gated("hf_granted"))
+	h, _, _ := tinyHub(t, fakehub.Gated("hf_granted"))
 	c, _ := newClient(t, h)
 	c.Env.Token, c.Env.TokenSource = "hf_granted", "HF_TOKEN"
 	_, err := pull(t, c, tinyRepo, Options{})
@@ -232,9 +210,7 @@ func TestRedirectDropsAuthorization(t *testing.T) {
 }
 
 func TestPullRequestRevision(t *testing.T) {
-	h := fakehub.New(t)
-	files := tinyFiles(t)
-	commit := h.Add(tinyRepo, files, fakehub.Refs("refs/pr/1"))
+	h, _, commit := tinyHub(t, fakehub.Refs("refs/pr/1"))
 	c, _ := newClient(t, h)
 	res, err := pull(t, c, tinyRepo+"@refs/pr/1", Options{})
 	require.NoError(t, err)

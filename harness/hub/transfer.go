@@ -49,7 +49,7 @@ func (c *Client) fetch(ctx context.Context, rc repoCache, ref Ref, commit string
 	for attempt := 1; ; attempt++ {
 		progressed, err := c.transfer(ctx, url, part, commit, f)
 		if err != nil {
-			var se *StatusError
+			var se *statusError
 			if errors.As(err, &se) {
 				return c.explain(err, ref, f.Path)
 			}
@@ -73,10 +73,7 @@ func (c *Client) fetch(ctx context.Context, rc repoCache, ref Ref, commit string
 		}
 		break
 	}
-	if err := os.Rename(part, blob); err != nil {
-		return err
-	}
-	return nil
+	return os.Rename(part, blob)
 }
 
 // transfer appends what part lacks of f, with a Range request when part
@@ -113,8 +110,8 @@ func (c *Client) transfer(ctx context.Context, url, part, commit string, f File)
 		return false, err
 	}
 	defer resp.Body.Close()
-	if want := commit; first.Get("X-Repo-Commit") != "" && first.Get("X-Repo-Commit") != want {
-		return false, fmt.Errorf("%s: the Hub served commit %s, not %s", f.Path, first.Get("X-Repo-Commit"), want)
+	if got := first.Get("X-Repo-Commit"); got != "" && got != commit {
+		return false, fmt.Errorf("%s: the Hub served commit %s, not %s", f.Path, got, commit)
 	}
 	if linked := normalizeETag(first.Get("X-Linked-Etag")); linked != "" && linked != f.ETag {
 		return false, fmt.Errorf("%s: the tree listing gives ETag %s but the download's X-Linked-Etag is %s", f.Path, f.ETag, linked)
@@ -133,13 +130,12 @@ func (c *Client) transfer(ctx context.Context, url, part, commit string, f File)
 			c.progress().File(f.Path, f.Size, 0)
 		}
 	case http.StatusRequestedRangeNotSatisfiable:
-		have = 0
 		if err := fh.Truncate(0); err != nil {
 			return false, err
 		}
 		return true, errors.New("the server refused to resume; starting over")
 	default:
-		return false, statusError(resp, url)
+		return false, readStatusError(resp, url)
 	}
 	if err := fh.Truncate(have); err != nil {
 		return false, err

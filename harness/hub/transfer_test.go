@@ -38,10 +38,18 @@ func sha256Hex(t *testing.T, path string) string {
 	return hex.EncodeToString(s[:])
 }
 
+// writePart leaves the first n bytes of the external data as the
+// .incomplete blob an interrupted earlier run would have left in c's cache.
+func writePart(t *testing.T, c *Client, data []byte, n int) string {
+	t.Helper()
+	part := filepath.Join(c.Env.CacheDir, "models--org--tiny", "blobs", etagOf(dataPath, data)+".incomplete")
+	require.NoError(t, os.MkdirAll(filepath.Dir(part), 0o755))
+	require.NoError(t, os.WriteFile(part, data[:n], 0o644))
+	return part
+}
+
 func TestResumeCutTransferWithRange(t *testing.T) {
-	h := fakehub.New(t)
-	files := tinyFiles(t)
-	h.Add(tinyRepo, files)
+	h, files, _ := tinyHub(t)
 	h.Fault(dataPath, fakehub.Fault{CutAfter: 300_000})
 	c, rec := newClient(t, h)
 
@@ -55,14 +63,10 @@ func TestResumeCutTransferWithRange(t *testing.T) {
 }
 
 func TestResumeIncompleteFromEarlierRun(t *testing.T) {
-	h := fakehub.New(t)
-	files := tinyFiles(t)
-	h.Add(tinyRepo, files)
+	h, files, _ := tinyHub(t)
 	c, _ := newClient(t, h)
 	etag := etagOf(dataPath, files[dataPath])
-	part := filepath.Join(c.Env.CacheDir, "models--org--tiny", "blobs", etag+".incomplete")
-	require.NoError(t, os.MkdirAll(filepath.Dir(part), 0o755))
-	require.NoError(t, os.WriteFile(part, files[dataPath][:123_456], 0o644))
+	part := writePart(t, c, files[dataPath], 123_456)
 
 	res, err := pull(t, c, tinyRepo, Options{})
 	require.NoError(t, err)
@@ -72,15 +76,11 @@ func TestResumeIncompleteFromEarlierRun(t *testing.T) {
 }
 
 func TestResumeWhenServerIgnoresRange(t *testing.T) {
-	h := fakehub.New(t)
-	files := tinyFiles(t)
-	h.Add(tinyRepo, files)
+	h, files, _ := tinyHub(t)
 	h.Fault(dataPath, fakehub.Fault{IgnoreRange: true})
 	c, _ := newClient(t, h)
 	etag := etagOf(dataPath, files[dataPath])
-	part := filepath.Join(c.Env.CacheDir, "models--org--tiny", "blobs", etag+".incomplete")
-	require.NoError(t, os.MkdirAll(filepath.Dir(part), 0o755))
-	require.NoError(t, os.WriteFile(part, files[dataPath][:1000], 0o644))
+	writePart(t, c, files[dataPath], 1000)
 
 	res, err := pull(t, c, tinyRepo, Options{})
 	require.NoError(t, err)
@@ -91,9 +91,7 @@ func TestResumeWhenServerIgnoresRange(t *testing.T) {
 func TestCorruptedTransferIsFetchedAfresh(t *testing.T) {
 	for _, path := range []string{dataPath, "config.json"} { // sha256 (LFS) and git blob id
 		t.Run(path, func(t *testing.T) {
-			h := fakehub.New(t)
-			files := tinyFiles(t)
-			h.Add(tinyRepo, files)
+			h, files, _ := tinyHub(t)
 			h.Fault(path, fakehub.Fault{Corrupt: true})
 			c, rec := newClient(t, h)
 
@@ -111,9 +109,7 @@ func TestCorruptedTransferIsFetchedAfresh(t *testing.T) {
 }
 
 func TestCorruptedEveryTimeIsRefused(t *testing.T) {
-	h := fakehub.New(t)
-	files := tinyFiles(t)
-	h.Add(tinyRepo, files)
+	h, files, _ := tinyHub(t)
 	h.Fault(dataPath, fakehub.Fault{Corrupt: true, Times: 2})
 	c, _ := newClient(t, h)
 
@@ -133,9 +129,7 @@ func TestCorruptedEveryTimeIsRefused(t *testing.T) {
 }
 
 func TestDamagedCachedBlob(t *testing.T) {
-	h := fakehub.New(t)
-	files := tinyFiles(t)
-	h.Add(tinyRepo, files)
+	h, files, _ := tinyHub(t)
 	c, rec := newClient(t, h)
 	res, err := pull(t, c, tinyRepo, Options{})
 	require.NoError(t, err)
@@ -198,8 +192,7 @@ func TestVerify(t *testing.T) {
 }
 
 func TestDownloadServerError(t *testing.T) {
-	h := fakehub.New(t)
-	h.Add(tinyRepo, tinyFiles(t))
+	h, _, _ := tinyHub(t)
 	h.Fault(dataPath, fakehub.Fault{Status: http.StatusForbidden})
 	c, _ := newClient(t, h)
 	_, err := pull(t, c, tinyRepo, Options{})
@@ -210,9 +203,7 @@ func TestDownloadServerError(t *testing.T) {
 }
 
 func TestInterruptedPullKeepsWhatArrived(t *testing.T) {
-	h := fakehub.New(t)
-	files := tinyFiles(t)
-	h.Add(tinyRepo, files)
+	h, files, _ := tinyHub(t)
 	hold := make(chan struct{})
 	t.Cleanup(func() { close(hold) }) // before the fake's servers close
 	h.Fault(dataPath, fakehub.Fault{Hold: hold})

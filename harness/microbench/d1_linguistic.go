@@ -301,7 +301,7 @@ func balancedPair(g *gen, m morphItem, t *[3]lengthTally) []string {
 			c.w[2] = 1 / float64(ties)
 			cost := 0.0
 			for k := range t {
-				cost += math.Abs(t[k].wins + c.w[k] - t[k].chance - 1.0/3)
+				cost += t[k].miss(c.w[k], 3)
 			}
 			switch {
 			case len(best) == 0 || cost < bestCost-1e-9:

@@ -89,7 +89,7 @@ func genReading(g *gen, n int) ([]Item, error) {
 		// The choices are the passage's values of the asked kind, one per
 		// person: every choice is in the passage.
 		gold := inPassage[w]
-		wrong := append(append([]string(nil), inPassage[:w]...), inPassage[w+1:]...)
+		wrong := slices.Delete(slices.Clone(inPassage), w, w+1)
 		return b.String() + "\nQuestion: " + question + "\nAnswer:", gold, wrong, true
 	})
 }
@@ -322,7 +322,7 @@ func genCopying(g *gen, n int) ([]Item, error) {
 				parts = append(parts, fmt.Sprintf("the %s box has the code %s", cs[j], codes[j]))
 			}
 			gold = codes[at]
-			wrong = append(append([]string(nil), codes[:at]...), codes[at+1:]...)
+			wrong = slices.Delete(slices.Clone(codes), at, at+1)
 			ctx = fmt.Sprintf("%s. The code of the %s box is", capitalize(andList(parts)), cs[at])
 		case 3:
 			// The gold has not been repeated yet; the distractors are the

@@ -162,11 +162,12 @@ func (g *gen) leveled(n int, draw func(level, i int) (ctx, gold string, wrong []
 				continue
 			}
 			lw, sw := lengthWins(gold, wrong)
-			if !long.fits(lw, len(wrong)+1) || !short.fits(sw, len(wrong)+1) {
+			k := len(wrong) + 1
+			if !long.fits(lw, k) || !short.fits(sw, k) {
 				continue
 			}
-			long.add(lw, len(wrong)+1)
-			short.add(sw, len(wrong)+1)
+			long.add(lw, k)
+			short.add(sw, k)
 			seen[ctx] = true
 			made++
 			ch, gi := g.choices(gold, wrong...)
@@ -210,6 +211,13 @@ type lengthTally struct{ wins, chance float64 }
 func (t *lengthTally) fits(w float64, k int) bool { return t.wins+w <= t.chance+1/float64(k)+1 }
 func (t *lengthTally) add(w float64, k int)       { t.wins += w; t.chance += 1 / float64(k) }
 
+// miss is how far from chance the tally would stand after an item of k
+// choices that the rule gets right w of the time; the draws that pick
+// among candidates (fairDraw, balancedPair) minimise its sum.
+func (t *lengthTally) miss(w float64, k int) float64 {
+	return math.Abs(t.wins + w - t.chance - 1/float64(k))
+}
+
 // fairDraws is how many random draws fairDraw compares.
 const fairDraws = 8
 
@@ -223,8 +231,7 @@ func (g *gen) fairDraw(gold string, fixed, pool []string, k int, exclude []strin
 	for range fairDraws {
 		wrong := append(append([]string(nil), fixed...), others(g, pool, k, exclude...)...)
 		lw, sw := lengthWins(gold, wrong)
-		chance := 1 / float64(len(wrong)+1)
-		cost := math.Abs(long.wins+lw-long.chance-chance) + math.Abs(short.wins+sw-short.chance-chance)
+		cost := long.miss(lw, len(wrong)+1) + short.miss(sw, len(wrong)+1)
 		if cost < bestCost {
 			best, bw, bestCost = wrong, [2]float64{lw, sw}, cost
 		}

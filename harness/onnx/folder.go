@@ -12,13 +12,10 @@ import (
 	"github.com/feather-eval/feather/harness/onnx/layout"
 )
 
-// fp32 is how the unsuffixed file's variant is named in messages.
-const fp32 = layout.FP32
-
 // foundFile is an ONNX decoder file in a model folder.
 type foundFile struct {
 	Rel     string // relative to the folder
-	Variant string // fp32 for the unsuffixed file
+	Variant string // layout.FP32 for the unsuffixed file
 }
 
 // locateONNX returns the ONNX file of variant ("" or "fp32" for the
@@ -32,9 +29,6 @@ func locateONNX(dir, variant string) (string, error) {
 		return "", err
 	case !st.IsDir():
 		return "", fmt.Errorf("model path %s is a file; it must be the export's folder (holding config.json and the .onnx file)", dir)
-	}
-	if variant == fp32 {
-		variant = ""
 	}
 	var tried []string
 	for _, c := range layout.Candidates(variant) {
@@ -59,7 +53,7 @@ func locateONNX(dir, variant string) (string, error) {
 	}
 	want := variant
 	if want == "" {
-		want = fp32
+		want = layout.FP32
 	}
 	return "", fmt.Errorf("%s has no %s variant (looked for %s); it has %s. Set the model's \"variant\" to one of: %s",
 		dir, want, strings.Join(tried, ", "), strings.Join(names, ", "), strings.Join(variants, ", "))

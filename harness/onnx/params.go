@@ -41,32 +41,21 @@ func readGraphSummary(path string) (*graphSummary, error) {
 		return nil, err
 	}
 	g := &graphSummary{external: m.ExternalLocations()}
-	if m.Graph != nil {
-		g.add(m.Graph)
+	for _, pg := range m.Graphs() {
+		for _, n := range pg.Nodes {
+			nd := node{op: n.OpType, inputs: n.Inputs, ints: map[string]int64{}}
+			for _, a := range n.Attrs {
+				if a.Type == pb.AttrIntType && a.Name != "" {
+					nd.ints[a.Name] = a.I
+				}
+			}
+			g.nodes = append(g.nodes, nd)
+		}
+		for _, t := range pg.Initializers {
+			g.inits = append(g.inits, initializer{name: t.Name, dims: t.Dims, dtype: t.DataType})
+		}
 	}
 	return g, nil
-}
-
-// add appends a graph's nodes and initializers, a node's subgraphs first.
-func (g *graphSummary) add(pg *pb.Graph) {
-	for _, n := range pg.Nodes {
-		nd := node{op: n.OpType, inputs: n.Inputs, ints: map[string]int64{}}
-		for _, a := range n.Attrs {
-			if a.Type == pb.AttrIntType && a.Name != "" {
-				nd.ints[a.Name] = a.I
-			}
-			if a.G != nil {
-				g.add(a.G)
-			}
-			for _, sub := range a.Graphs {
-				g.add(sub)
-			}
-		}
-		g.nodes = append(g.nodes, nd)
-	}
-	for _, t := range pg.Initializers {
-		g.inits = append(g.inits, initializer{name: t.Name, dims: t.Dims, dtype: t.DataType})
-	}
 }
 
 // paramCount counts the weights the initializers hold: floating-point

@@ -2,7 +2,7 @@
 // the parts of the Hub's HTTP API that model downloads use, as the Hub
 // does: the model info (/api/models/ORG/NAME/revision/REV, with the commit
 // in "sha"), the paginated recursive tree listing (LFS entries carry
-// lfs.oid, the sha256), paths-info, and resolve URLs that serve small
+// lfs.oid, the sha256), and resolve URLs that serve small
 // files with their git blob id as ETag and redirect LFS files (302,
 // X-Linked-Etag, X-Linked-Size, X-Repo-Commit) to a second server standing
 // for the CDN, which honours Range requests and, like a signed-URL store,
@@ -107,7 +107,6 @@ type addOptions struct {
 	refs    []string
 	gated   bool
 	granted []string
-	isLFS   func(path string, size int) bool
 }
 
 // Refs names the branches or tags the new commit is at (default main).
@@ -119,12 +118,10 @@ func Gated(tokens ...string) Option {
 	return func(o *addOptions) { o.gated, o.granted = true, tokens }
 }
 
-// LFS decides which files are stored with LFS (default: paths containing
-// ".onnx", as the Hub's default .gitattributes does for ONNX files and
-// their external data).
-func LFS(isLFS func(path string, size int) bool) Option {
-	return func(o *addOptions) { o.isLFS = isLFS }
-}
+// isLFS says which files are stored with LFS: paths containing ".onnx",
+// as the Hub's default .gitattributes does for ONNX files and their
+// external data.
+func isLFS(path string) bool { return strings.Contains(path, ".onnx") }
 
 // New starts the hub and its CDN; both stop when the test ends.
 func New(t testing.TB) *Hub {
@@ -140,7 +137,7 @@ func New(t testing.TB) *Hub {
 // Add commits files (path → content) to repository id and points the
 // refs at the new commit, which it returns.
 func (h *Hub) Add(id string, files map[string][]byte, opts ...Option) string {
-	o := addOptions{refs: []string{"main"}, isLFS: func(p string, _ int) bool { return strings.Contains(p, ".onnx") }}
+	o := addOptions{refs: []string{"main"}}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -172,7 +169,7 @@ func (h *Hub) Add(id string, files map[string][]byte, opts ...Option) string {
 		f := file{path: p, data: data}
 		sum := sha256.Sum256(data)
 		f.sha256 = hex.EncodeToString(sum[:])
-		if o.isLFS(p, len(data)) {
+		if isLFS(p) {
 			f.lfs = true
 			ptr := fmt.Sprintf("version https://git-lfs.github.com/spec/v1\noid sha256:%s\nsize %d\n", f.sha256, len(data))
 			f.oid, f.pointer = GitBlobID([]byte(ptr)), len(ptr)
@@ -191,8 +188,9 @@ func (h *Hub) Add(id string, files map[string][]byte, opts ...Option) string {
 	return c.sha
 }
 
-// AddFolder commits every file under dir, as a fixture model folder.
-func (h *Hub) AddFolder(t testing.TB, id, dir string, opts ...Option) string {
+// ReadFolder reads every file under dir, keyed by slash-separated path
+// relative to dir: a fixture model folder, ready for Add.
+func ReadFolder(t testing.TB, dir string) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -210,7 +208,7 @@ func (h *Hub) AddFolder(t testing.TB, id, dir string, opts ...Option) string {
 	if err != nil {
 		t.Fatalf("fakehub: reading fixture folder: %v", err)
 	}
-	return h.Add(id, files, opts...)
+	return files
 }
 
 // Token registers a valid token with access to no gated repository.

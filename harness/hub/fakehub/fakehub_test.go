@@ -73,16 +73,6 @@ func TestWireFormat(t *testing.T) {
 	assert.Contains(t, body, `"sha":"`+commit+`"`)
 	assert.Contains(t, body, `"siblings":[{"rfilename":"config.json"},{"rfilename":"onnx/model.onnx"}]`)
 
-	req, err := http.NewRequest(http.MethodPost, h.URL+"/api/models/org/m/paths-info/main", strings.NewReader(`{"paths": ["onnx/model.onnx"], "expand": true}`))
-	require.NoError(t, err)
-	presp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	pbody, err := io.ReadAll(presp.Body)
-	presp.Body.Close()
-	require.NoError(t, err)
-	assert.JSONEq(t, `[{"type":"file","oid":"`+GitBlobID([]byte(ptr))+`","size":100,"path":"onnx/model.onnx","lfs":{"oid":"`+sha+`","size":100,"pointerSize":`+strconv.Itoa(len(ptr))+`},
-		"lastCommit":{"id":"`+commit+`","title":"fixture","date":"2025-01-01T00:00:00.000Z"}}]`, string(pbody))
-
 	resp, _ = send(t, http.MethodGet, h.URL+"/org/m/resolve/main/nope.json", nil)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 	assert.Equal(t, "EntryNotFound", resp.Header.Get("X-Error-Code"))

@@ -86,8 +86,6 @@ func (h *Hub) serveHub(w http.ResponseWriter, r *http.Request) {
 		h.serveInfo(w, rp, c)
 	case api && kind == "tree":
 		h.serveTree(w, r, rp, c, rev, strings.Join(rest, "/"))
-	case api && kind == "paths-info" && r.Method == http.MethodPost:
-		h.servePathsInfo(w, r, c)
 	case !api && kind == "resolve" && len(rest) > 0:
 		h.serveResolve(w, r, i, rp, c, strings.Join(rest, "/"), token)
 	default:
@@ -175,44 +173,6 @@ func (h *Hub) serveTree(w http.ResponseWriter, r *http.Request, rp *repo, c *com
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(entries[start:end])
-}
-
-// servePathsInfo answers POST .../paths-info/REV {"paths": [...], "expand": bool}
-// with the tree entries of those paths (and, expanded, their last commit).
-func (h *Hub) servePathsInfo(w http.ResponseWriter, r *http.Request, c *commit) {
-	var req struct {
-		Paths  []string `json:"paths"`
-		Expand bool     `json:"expand"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		hubError(w, http.StatusBadRequest, "", "bad JSON body: "+err.Error())
-		return
-	}
-	type lastCommit struct {
-		ID    string `json:"id"`
-		Title string `json:"title"`
-		Date  string `json:"date"`
-	}
-	type entry struct {
-		treeEntry
-		LastCommit *lastCommit `json:"lastCommit,omitempty"`
-	}
-	out := []entry{}
-	for _, f := range c.files {
-		if !slices.Contains(req.Paths, f.path) {
-			continue
-		}
-		e := entry{treeEntry: treeEntry{Type: "file", OID: f.oid, Size: len(f.data), Path: f.path}}
-		if f.lfs {
-			e.LFS = &lfsInfo{OID: f.sha256, Size: len(f.data), PointerSize: f.pointer}
-		}
-		if req.Expand {
-			e.LastCommit = &lastCommit{ID: c.sha, Title: "fixture", Date: "2025-01-01T00:00:00.000Z"}
-		}
-		out = append(out, e)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(out)
 }
 
 // serveResolve sends a small file itself and redirects an LFS file to

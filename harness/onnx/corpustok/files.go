@@ -1,11 +1,31 @@
 package corpustok
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
 
 // File is one file of a model folder.
 type File struct {
 	Name string // slash-separated, relative to the folder
 	Data []byte
+}
+
+// WriteFiles writes files under dir in order (the smoke model writes its
+// marker last), making the folders they name; the built-in smoke model and
+// the test models write their folders with it.
+func WriteFiles(dir string, files []File) error {
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Files renders tokenizer_config.json, special_tokens_map.json and

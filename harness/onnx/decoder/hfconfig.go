@@ -1,6 +1,10 @@
 package decoder
 
-import "github.com/feather-eval/feather/harness/onnx/corpustok"
+import (
+	"fmt"
+
+	"github.com/feather-eval/feather/harness/onnx/corpustok"
+)
 
 // transformersVersion is written where Hugging Face records the version
 // that saved a file; loaders ignore it.
@@ -53,4 +57,21 @@ func (f Folder) GenerationConfigJSON() map[string]any {
 		gen["eos_token_id"] = f.EOSIDs
 	}
 	return gen
+}
+
+// Files encodes cfg (ConfigJSON's map, perhaps with fields added) as
+// config.json and GenerationConfigJSON as generation_config.json.
+func (f Folder) Files(cfg map[string]any) ([]corpustok.File, error) {
+	var out []corpustok.File
+	for _, j := range []struct {
+		name string
+		v    any
+	}{{"config.json", cfg}, {"generation_config.json", f.GenerationConfigJSON()}} {
+		data, err := corpustok.JSON(j.v)
+		if err != nil {
+			return nil, fmt.Errorf("decoder: encoding %s: %w", j.name, err)
+		}
+		out = append(out, corpustok.File{Name: j.name, Data: data})
+	}
+	return out, nil
 }

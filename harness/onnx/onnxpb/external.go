@@ -16,8 +16,7 @@ const ExternalAlign = 4096
 // stay inline, as onnx's own external-data saver leaves them.
 func (m *Model) SplitExternal(location string, minBytes int) []byte {
 	var blob []byte
-	var walk func(g *Graph)
-	walk = func(g *Graph) {
+	for _, g := range m.Graphs() {
 		for _, t := range g.Initializers {
 			if t.External != nil || len(t.Raw) < minBytes {
 				continue
@@ -29,18 +28,7 @@ func (m *Model) SplitExternal(location string, minBytes int) []byte {
 			blob = append(blob, t.Raw...)
 			t.Raw = nil
 		}
-		for _, n := range g.Nodes {
-			for _, a := range n.Attrs {
-				if a.G != nil {
-					walk(a.G)
-				}
-				for _, sub := range a.Graphs {
-					walk(sub)
-				}
-			}
-		}
 	}
-	walk(m.Graph)
 	return blob
 }
 
@@ -50,19 +38,7 @@ func (m *Model) SplitExternal(location string, minBytes int) []byte {
 func (m *Model) ExternalLocations() []string {
 	seen := map[string]bool{}
 	var out []string
-	var walk func(g *Graph)
-	walk = func(g *Graph) {
-		if g == nil {
-			return
-		}
-		for _, n := range g.Nodes {
-			for _, a := range n.Attrs {
-				walk(a.G)
-				for _, sub := range a.Graphs {
-					walk(sub)
-				}
-			}
-		}
+	for _, g := range m.Graphs() {
 		for _, t := range g.Initializers {
 			if t.External != nil && t.External.Location != "" && !seen[t.External.Location] {
 				seen[t.External.Location] = true
@@ -70,7 +46,6 @@ func (m *Model) ExternalLocations() []string {
 			}
 		}
 	}
-	walk(m.Graph)
 	sort.Strings(out)
 	return out
 }

@@ -69,3 +69,16 @@ func TestExternalFilesErrors(t *testing.T) {
 	_, err = onnxpb.ExternalFiles(p)
 	assert.ErrorContains(t, err, "text.onnx is not a readable ONNX model")
 }
+
+// Graphs lists the main graph, then subgraphs depth first in node order,
+// from both GRAPH and GRAPHS attributes: SplitExternal's offsets follow it.
+func TestGraphsOrder(t *testing.T) {
+	a, b, c := &onnxpb.Graph{Name: "a"}, &onnxpb.Graph{Name: "b"}, &onnxpb.Graph{Name: "c"}
+	a.Nodes = []*onnxpb.Node{{OpType: "If", Attrs: []onnxpb.Attribute{{Name: "then_branch", Type: onnxpb.AttrGraphType, G: c}}}}
+	m := &onnxpb.Model{Graph: &onnxpb.Graph{Name: "main", Nodes: []*onnxpb.Node{{OpType: "Custom", Attrs: []onnxpb.Attribute{
+		{Name: "g", Type: onnxpb.AttrGraphType, G: a},
+		{Name: "gs", Type: onnxpb.AttrGraphsType, Graphs: []*onnxpb.Graph{b}},
+	}}}}}
+	assert.Equal(t, []*onnxpb.Graph{m.Graph, a, c, b}, m.Graphs())
+	assert.Empty(t, (&onnxpb.Model{}).Graphs())
+}

@@ -57,6 +57,30 @@ type Model struct {
 	Metadata        []KeyValue
 }
 
+// Graphs returns the main graph and then, depth first in node order, every
+// subgraph the nodes' attributes hold (a merged decoder's If branches);
+// none when Graph is nil. SplitExternal's blob offsets follow this order.
+func (m *Model) Graphs() []*Graph {
+	var out []*Graph
+	var walk func(g *Graph)
+	walk = func(g *Graph) {
+		if g == nil {
+			return
+		}
+		out = append(out, g)
+		for _, n := range g.Nodes {
+			for _, a := range n.Attrs {
+				walk(a.G)
+				for _, sub := range a.Graphs {
+					walk(sub)
+				}
+			}
+		}
+	}
+	walk(m.Graph)
+	return out
+}
+
 // Opset is OperatorSetIdProto; Domain "" is the default ONNX domain.
 type Opset struct {
 	Domain  string

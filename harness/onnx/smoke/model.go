@@ -44,16 +44,9 @@ var config = decoder.Config{
 // every machine.
 func folderFiles() ([]corpustok.File, error) {
 	folder := decoder.Folder{Name: Name, EOSIDs: EOSIDs(), Cache: true}
-	var out []corpustok.File
-	for _, f := range []struct {
-		name string
-		v    any
-	}{{"config.json", folder.ConfigJSON(decoder.Llama, config)}, {"generation_config.json", folder.GenerationConfigJSON()}} {
-		data, err := corpustok.JSON(f.v)
-		if err != nil {
-			return nil, fmt.Errorf("smoke: encoding %s: %w", f.name, err)
-		}
-		out = append(out, corpustok.File{Name: f.name, Data: data})
+	out, err := folder.Files(folder.ConfigJSON(decoder.Llama, config))
+	if err != nil {
+		return nil, err
 	}
 	tok, err := corpustok.New(Vocab)
 	if err != nil {

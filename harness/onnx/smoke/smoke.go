@@ -102,8 +102,8 @@ func Ensure(dir string) error {
 		return err
 	}
 	// The marker goes last: a folder with a valid marker is complete.
-	if err := writeFiles(tmp, append(files, corpustok.File{Name: MarkerFile, Data: mdata})); err != nil {
-		return err
+	if err := corpustok.WriteFiles(tmp, append(files, corpustok.File{Name: MarkerFile, Data: mdata})); err != nil {
+		return fmt.Errorf("building the smoke model: %w", err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if complete(dir) {
@@ -136,17 +136,4 @@ func complete(dir string) bool {
 		}
 	}
 	return true
-}
-
-func writeFiles(dir string, files []corpustok.File) error {
-	for _, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("building the smoke model: %w", err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			return fmt.Errorf("building the smoke model: %w", err)
-		}
-	}
-	return nil
 }

@@ -136,31 +136,16 @@ func (m *Model) writeFolder(dir string) (err error) {
 	if err != nil {
 		return err
 	}
-	return writeFiles(dir, files)
-}
-
-func writeFiles(dir string, files []file) error {
-	for _, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(f.name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("testmodel: %w", err)
-		}
-		if err := os.WriteFile(p, f.data, 0o644); err != nil {
-			return fmt.Errorf("testmodel: %w", err)
-		}
+	if err := corpustok.WriteFiles(dir, files); err != nil {
+		return fmt.Errorf("testmodel: %w", err)
 	}
 	return nil
 }
 
-type file struct {
-	name string // slash-separated, relative to the folder
-	data []byte
-}
-
 // files renders the folder: JSON files, tokenizer, main ONNX file and
 // variants (each with its external data file when asked).
-func (m *Model) files() ([]file, error) {
-	var out []file
+func (m *Model) files() ([]corpustok.File, error) {
+	var out []corpustok.File
 	jsons, err := m.jsonFiles()
 	if err != nil {
 		return nil, err
@@ -176,13 +161,13 @@ func (m *Model) files() ([]file, error) {
 		if m.Config.ExternalData {
 			dataName := path.Base(layout) + "_data"
 			blob := model.SplitExternal(dataName, externalMin)
-			out = append(out, file{path.Join(path.Dir(layout), dataName), blob})
+			out = append(out, corpustok.File{Name: path.Join(path.Dir(layout), dataName), Data: blob})
 		}
 		data, err := model.Marshal()
 		if err != nil {
 			return nil, fmt.Errorf("testmodel: encoding %s: %w", layout, err)
 		}
-		out = append(out, file{layout, data})
+		out = append(out, corpustok.File{Name: layout, Data: data})
 	}
 	return out, nil
 }

@@ -1,7 +1,6 @@
 package testmodel
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/feather-eval/feather/harness/onnx/corpustok"
@@ -10,7 +9,7 @@ import (
 
 // jsonFiles renders config.json (decoder's, with transformers.js's hints),
 // generation_config.json and the tokenizer files.
-func (m *Model) jsonFiles() ([]file, error) {
+func (m *Model) jsonFiles() ([]corpustok.File, error) {
 	c := m.Config
 	folder := decoder.Folder{Name: c.Name, EOSIDs: c.EOSIDs, FP16: c.FP16, Cache: !c.NoPast}
 	cfg := folder.ConfigJSON(c.arch(), c.decoder())
@@ -35,26 +34,13 @@ func (m *Model) jsonFiles() ([]file, error) {
 		cfg["transformers.js_config"] = jsCfg
 	}
 
-	var out []file
-	for _, f := range []struct {
-		name string
-		v    any
-	}{
-		{"config.json", cfg},
-		{"generation_config.json", folder.GenerationConfigJSON()},
-	} {
-		data, err := corpustok.JSON(f.v)
-		if err != nil {
-			return nil, fmt.Errorf("testmodel: encoding %s: %w", f.name, err)
-		}
-		out = append(out, file{f.name, data})
+	out, err := folder.Files(cfg)
+	if err != nil {
+		return nil, err
 	}
 	tfiles, err := m.tok.Files(c.MaxPositions, c.ChatTemplate)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range tfiles {
-		out = append(out, file{f.Name, f.Data})
-	}
-	return out, nil
+	return append(out, tfiles...), nil
 }
