@@ -37,7 +37,7 @@ vet:
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-## perf: optimized/naive benchmark pairs in one `go test -bench` run, printed as speedups (BENCHTIME=3x; ONLY=harness/onnx runs one package's pairs)
+## perf: optimized/naive benchmark pairs in one `go test -bench` run, printed as speedups (BENCHTIME=3x; ONLY=harness/backends/onnx runs one package's pairs)
 perf: deps
 	@./scripts/perf.sh
 

@@ -12,13 +12,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/backend"
-	"github.com/feather-eval/feather/harness/catalog"
-	"github.com/feather-eval/feather/harness/httpapi"
+	"github.com/feather-eval/feather/harness/backends"
+	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/httpapi"
+	"github.com/feather-eval/feather/harness/backends/openai"
+	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/harness/openai"
-	"github.com/feather-eval/feather/harness/openai/fakeserver"
-	"github.com/feather-eval/feather/harness/options"
+	"github.com/feather-eval/feather/harness/run/options"
 )
 
 // Options shared by the API backends (openai, openrouter, http).
@@ -34,10 +34,10 @@ func apiOptions() openai.Options {
 }
 
 func init() {
-	backend.Register(catalog.OpenAI, func(_ context.Context, e catalog.Entry) (lm.Model, error) {
+	backends.Register(catalog.OpenAI, func(_ context.Context, e catalog.Entry) (lm.Model, error) {
 		return openai.Open(e, apiOptions())
 	})
-	backend.Register(catalog.HTTP, func(_ context.Context, e catalog.Entry) (lm.Model, error) {
+	backends.Register(catalog.HTTP, func(_ context.Context, e catalog.Entry) (lm.Model, error) {
 		m, err := httpapi.New(e)
 		if err != nil {
 			return nil, err
@@ -60,7 +60,7 @@ func TestAPIBackendsAreRegistered(t *testing.T) {
 		{Key: "haiku", Backend: catalog.HTTP, URL: custom.URL, RequestTemplate: json.RawMessage(`{"q": "{{prompt}}"}`), ResponsePath: "output.text"},
 	}
 	for i, want := range []string{"B", "C"} {
-		m, err := backend.Open(context.Background(), entries[i])
+		m, err := backends.Open(context.Background(), entries[i])
 		require.NoError(t, err)
 		out, err := m.(lm.Generator).Generate(context.Background(), []lm.GenerateRequest{{Prompt: "q"}})
 		require.NoError(t, err)
@@ -68,7 +68,7 @@ func TestAPIBackendsAreRegistered(t *testing.T) {
 		assert.Equal(t, want, out[0].Text)
 		require.NoError(t, m.Close())
 	}
-	m, err := backend.Open(context.Background(), s.Entry("local", "m"))
+	m, err := backends.Open(context.Background(), s.Entry("local", "m"))
 	require.NoError(t, err)
 	_, scores := m.(lm.Scorer)
 	assert.True(t, scores, "openai entries score through the completions endpoint")

@@ -7,21 +7,21 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/backend"
-	"github.com/feather-eval/feather/harness/catalog"
+	"github.com/feather-eval/feather/harness/backends"
+	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/onnx"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/harness/onnx"
-	"github.com/feather-eval/feather/harness/testenv"
+	"github.com/feather-eval/feather/internal/testenv"
 )
 
-func init() { backend.Register(catalog.ONNX, onnx.OpenEntry) }
+func init() { backends.Register(catalog.ONNX, onnx.OpenEntry) }
 
 // TestONNXBackendIsRegistered opens the built-in smoke model through the
 // registry, as the suites do, and uses both capabilities once.
 func TestONNXBackendIsRegistered(t *testing.T) {
 	testenv.ORT(t)
 	t.Setenv("FEATHER_CACHE", t.TempDir())
-	m, err := backend.Open(context.Background(), catalog.Entry{Key: "smoke", Backend: catalog.ONNX, Builtin: "smoke"})
+	m, err := backends.Open(context.Background(), catalog.Entry{Key: "smoke", Backend: catalog.ONNX, Builtin: "smoke"})
 	require.NoError(t, err)
 	defer m.Close()
 	assert.True(t, m.Info().Smoke)

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/featherbench"
-	"github.com/feather-eval/feather/harness/openai/fakeserver"
-	"github.com/feather-eval/feather/harness/rundir"
+	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
+	"github.com/feather-eval/feather/harness/run/rundir"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
 )
 
 // TestFBResponseCache: with -fb.cache, a second run of the same trials asks

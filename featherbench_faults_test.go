@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/openai/fakeserver"
-	"github.com/feather-eval/feather/harness/rundir"
+	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
+	"github.com/feather-eval/feather/harness/run/rundir"
 )
 
 // TestFBRunSurvivesFaults runs Featherbench through a server that fails
@@ -18,7 +18,7 @@ import (
 // then a hung connection (no status line ever) or one dropped before any
 // token. Every trial recovers within -api.attempts, and the records equal
 // a clean server's. (Faults that outlast the retries, or cut a stream
-// after tokens, are error records: harness/openai/faults_test.go.)
+// after tokens, are error records: harness/backends/openai/faults_test.go.)
 func TestFBRunSurvivesFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits out hung connections and real backoff")

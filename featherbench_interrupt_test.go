@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/featherbench"
-	"github.com/feather-eval/feather/harness/openai/fakeserver"
-	"github.com/feather-eval/feather/harness/testenv"
+	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
+	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // fbChild runs TestFeatherbench in a child process: `go test` itself when

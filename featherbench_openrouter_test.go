@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/openai/fakeserver"
-	"github.com/feather-eval/feather/harness/rundir"
+	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
+	"github.com/feather-eval/feather/harness/run/rundir"
 )
 
 // TestFBOpenRouterCatalogThroughFakeServer runs two models of the shipped

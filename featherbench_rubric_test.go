@@ -17,16 +17,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/backend"
-	"github.com/feather-eval/feather/harness/catalog"
-	"github.com/feather-eval/feather/harness/featherbench"
+	"github.com/feather-eval/feather/harness/backends"
+	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/fake"
-	"github.com/feather-eval/feather/harness/openai/fakeserver"
-	"github.com/feather-eval/feather/harness/options"
-	"github.com/feather-eval/feather/harness/rubric"
-	"github.com/feather-eval/feather/harness/rundir"
-	"github.com/feather-eval/feather/harness/runfilter"
+	"github.com/feather-eval/feather/harness/run/options"
+	"github.com/feather-eval/feather/harness/run/rundir"
+	"github.com/feather-eval/feather/harness/run/runfilter"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
+	"github.com/feather-eval/feather/harness/suites/featherbench/rubric"
 )
 
 var (
@@ -124,7 +124,7 @@ func fbRubricSetup(r *fbRun, logf func(format string, args ...any)) error {
 		switch {
 		case n == 0:
 			return nil
-		case errors.Is(err, backend.ErrUnavailable):
+		case errors.Is(err, backends.ErrUnavailable):
 			logf("rubric judging skipped: %v; %d trial(s) of tasks with a rubric were recorded without rubric scores (their checker results stand). "+
 				"Build with the judge's tag, name judges this build can open with -fb.judge, or pass -fb.no-rubric", err, n)
 			return nil
@@ -527,7 +527,7 @@ func TestFBRubricOptionErrors(t *testing.T) {
 // is; any other failure fails the run with the reason and the fix.
 func TestFBUnopenableJudge(t *testing.T) {
 	orEntry := `"owl": {"model": "acme/owl", "provider_order": ["acme"]}`
-	if m, err := backend.Open(context.Background(), catalog.Entry{Key: "owl", Backend: catalog.OpenRouter, Model: "acme/owl", ProviderOrder: []string{"acme"}}); !errors.Is(err, backend.ErrUnavailable) {
+	if m, err := backends.Open(context.Background(), catalog.Entry{Key: "owl", Backend: catalog.OpenRouter, Model: "acme/owl", ProviderOrder: []string{"acme"}}); !errors.Is(err, backends.ErrUnavailable) {
 		orEntry = "" // built with -tags openrouter: that judge would open
 		if m != nil {
 			m.Close()

@@ -14,13 +14,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/backend"
-	"github.com/feather-eval/feather/harness/catalog"
-	"github.com/feather-eval/feather/harness/featherbench"
+	"github.com/feather-eval/feather/harness/backends"
+	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/harness/openai/fakeserver"
-	"github.com/feather-eval/feather/harness/rundir"
-	"github.com/feather-eval/feather/harness/runfilter"
+	"github.com/feather-eval/feather/harness/run/rundir"
+	"github.com/feather-eval/feather/harness/run/runfilter"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
 )
 
 const fbTestTasks = "testdata/featherbench/tasks"
@@ -281,7 +281,7 @@ func TestFBRecordsAPIErrors(t *testing.T) {
 	s := fakeserver.Start(t, func(fakeserver.Request) fakeserver.Reply {
 		return fakeserver.Reply{Status: 400, ErrorMessage: "tools are not supported by this endpoint"}
 	})
-	m, err := backend.Open(context.Background(), s.Entry("rejecting", "vendor/rejecting"))
+	m, err := backends.Open(context.Background(), s.Entry("rejecting", "vendor/rejecting"))
 	require.NoError(t, err)
 	defer m.Close()
 	tasks, err := featherbench.LoadDir(fbTestTasks)

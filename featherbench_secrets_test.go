@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/openai/fakeserver"
+	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 )
 
 // fbExfiltrate is a "solution" that hunts for the key everywhere a program

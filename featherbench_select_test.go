@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/feather-eval/feather/harness/catalog"
-	"github.com/feather-eval/feather/harness/rundir"
-	"github.com/feather-eval/feather/harness/runfilter"
+	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/run/rundir"
+	"github.com/feather-eval/feather/harness/run/runfilter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -12,18 +12,18 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/feather-eval/feather/harness/catalog"
-	"github.com/feather-eval/feather/harness/featherbench"
-	"github.com/feather-eval/feather/harness/gate"
-	"github.com/feather-eval/feather/harness/interrupt"
+	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/harness/options"
+	"github.com/feather-eval/feather/harness/lm/respcache"
 	"github.com/feather-eval/feather/harness/report"
-	"github.com/feather-eval/feather/harness/respcache"
-	"github.com/feather-eval/feather/harness/rundir"
-	"github.com/feather-eval/feather/harness/runfilter"
-	"github.com/feather-eval/feather/harness/sandbox"
+	"github.com/feather-eval/feather/harness/run/gate"
+	"github.com/feather-eval/feather/harness/run/interrupt"
+	"github.com/feather-eval/feather/harness/run/options"
+	"github.com/feather-eval/feather/harness/run/rundir"
+	"github.com/feather-eval/feather/harness/run/runfilter"
 	"github.com/feather-eval/feather/harness/stats"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
+	"github.com/feather-eval/feather/harness/suites/featherbench/sandbox"
 )
 
 var (
@@ -342,7 +342,7 @@ func fbReport(t *testing.T, tasks []featherbench.Task, recs []featherbench.Recor
 					fbLogRubric(t, rec)
 					if gated && rec.Passed != nil {
 						// -strict is enforced by fbCheckTrial, so the gate's own stays off.
-						gate.Open(t, "featherbench", rec.Model, *optUpdate, false).Item(t, rec.Task+"/"+strconv.Itoa(rec.Trial), *rec.Passed)
+						gate.Open(t, "featherbench", rec.Model, *optUpdate).Item(t, rec.Task+"/"+strconv.Itoa(rec.Trial), *rec.Passed)
 					}
 				})
 			}
@@ -400,5 +400,5 @@ func fbGate(t *testing.T, model string, recs []featherbench.Record) {
 	if ms := featherbench.Summarize(recs, nil).Models; len(ms) == 1 && ms[0].Scored > 0 {
 		score, se = ms[0].PassRate, stats.SEProportion(ms[0].PassRate, ms[0].Scored)
 	}
-	gate.Open(t, "featherbench", model, *optUpdate, false).Finish(t, score, se)
+	gate.Open(t, "featherbench", model, *optUpdate).Finish(t, score, se)
 }

@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/feather-eval/feather/harness/catalog"
-	"github.com/feather-eval/feather/harness/featherweight"
-	"github.com/feather-eval/feather/harness/gate"
+	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/fake"
-	"github.com/feather-eval/feather/harness/openai/fakeserver"
-	"github.com/feather-eval/feather/harness/options"
-	"github.com/feather-eval/feather/harness/runfilter"
+	"github.com/feather-eval/feather/harness/run/gate"
+	"github.com/feather-eval/feather/harness/run/options"
+	"github.com/feather-eval/feather/harness/run/runfilter"
 	"github.com/feather-eval/feather/harness/stats"
+	"github.com/feather-eval/feather/harness/suites/featherweight"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -85,7 +85,7 @@ func fwCheckItem(t *testing.T, model string, r featherweight.Record) {
 		t.Errorf("-strict: %s answered %q, want %s", model, r.Letter, r.Answer)
 	}
 	// The gate's own strict mode stays off: -strict is enforced just above.
-	gate.Open(t, "featherweight", model+"/"+string(r.Style), *optUpdate, false).Item(t, r.ID, r.Correct)
+	gate.Open(t, "featherweight", model+"/"+string(r.Style), *optUpdate).Item(t, r.ID, r.Correct)
 }
 
 // fwGate runs a style's gate subtest (TestFeatherweight/<model>/<style>/gate)
@@ -94,7 +94,7 @@ func fwCheckItem(t *testing.T, model string, r featherweight.Record) {
 func fwGate(t *testing.T, model string, st featherweight.Style, recs []featherweight.Record) {
 	for _, s := range featherweight.Summarize([]featherweight.ModelResult{{Model: lm.Info{Key: model}, Records: recs}}) {
 		se := 100 * stats.SEProportion(s.ScorePct/100, s.N)
-		gate.Open(t, "featherweight", model+"/"+string(st), *optUpdate, false).Finish(t, s.ScorePct, se)
+		gate.Open(t, "featherweight", model+"/"+string(st), *optUpdate).Finish(t, s.ScorePct, se)
 	}
 }
 

@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/catalog"
-	"github.com/feather-eval/feather/harness/featherweight"
-	"github.com/feather-eval/feather/harness/interrupt"
+	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/fake"
+	"github.com/feather-eval/feather/harness/run/interrupt"
+	"github.com/feather-eval/feather/harness/suites/featherweight"
 )
 
 // withInterrupts runs f with a fresh interrupt watcher in place of this

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/feather-eval/feather/harness/interrupt"
-	"github.com/feather-eval/feather/harness/options"
-	"github.com/feather-eval/feather/harness/rundir"
+	"github.com/feather-eval/feather/harness/run/interrupt"
+	"github.com/feather-eval/feather/harness/run/options"
+	"github.com/feather-eval/feather/harness/run/rundir"
 )
 
 var (

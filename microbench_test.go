@@ -14,16 +14,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/atomicfile"
-	"github.com/feather-eval/feather/harness/backend"
-	"github.com/feather-eval/feather/harness/catalog"
-	"github.com/feather-eval/feather/harness/gate"
+	"github.com/feather-eval/feather/harness/backends"
+	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/fake"
-	"github.com/feather-eval/feather/harness/microbench"
-	"github.com/feather-eval/feather/harness/openai/fakeserver"
-	"github.com/feather-eval/feather/harness/options"
-	"github.com/feather-eval/feather/harness/runfilter"
+	"github.com/feather-eval/feather/harness/run/gate"
+	"github.com/feather-eval/feather/harness/run/options"
+	"github.com/feather-eval/feather/harness/run/runfilter"
+	"github.com/feather-eval/feather/harness/suites/microbench"
+	"github.com/feather-eval/feather/internal/atomicfile"
 )
 
 var (
@@ -205,7 +205,7 @@ func mbCheckItem(t *testing.T, model string, rec microbench.ItemRecord) {
 		t.Errorf("-strict: %s chose %q, want %q", model, pred.Text, gold.Text)
 	}
 	// The gate's own strict mode stays off: -strict is enforced just above.
-	gate.Open(t, "microbench", model, *optUpdate, false).Item(t, rec.Task+"/"+rec.ID, rec.Correct)
+	gate.Open(t, "microbench", model, *optUpdate).Item(t, rec.Task+"/"+rec.ID, rec.Correct)
 }
 
 // mbGate runs the model's gate subtest (TestMicrobench/<model>/gate): the
@@ -217,7 +217,7 @@ func mbGate(t *testing.T, model string, res *microbench.Result) {
 	if res.Index != nil && res.StandardErrors.Index != nil {
 		score, se = *res.Index, *res.StandardErrors.Index
 	}
-	gate.Open(t, "microbench", model, *optUpdate, false).Finish(t, score, se)
+	gate.Open(t, "microbench", model, *optUpdate).Finish(t, score, se)
 }
 
 func mbCheckDocument(t *testing.T, d microbench.DocumentRecord) {
@@ -300,7 +300,7 @@ func TestMBOverCompletionsServer(t *testing.T) {
 		})
 		e := srv.Entry("api", "base-model")
 		e.Chat = "no"
-		m, err := backend.Open(t.Context(), e)
+		m, err := backends.Open(t.Context(), e)
 		require.NoError(t, err)
 		res, err := mbEvaluate(t.Context(), e, m, tasks, mbSelected(f, "api"))
 		require.NoError(t, err)
@@ -318,7 +318,7 @@ func TestMBOverCompletionsServer(t *testing.T) {
 		})
 		e := srv.Entry("api", "base-model")
 		e.Chat = "no"
-		m, err := backend.Open(t.Context(), e)
+		m, err := backends.Open(t.Context(), e)
 		require.NoError(t, err)
 		_, err = mbEvaluate(t.Context(), e, m, tasks, mbSelected(f, "api"))
 		var re *microbench.RequestErrors

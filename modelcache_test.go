@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/feather-eval/feather/harness/backend"
-	"github.com/feather-eval/feather/harness/catalog"
+	"github.com/feather-eval/feather/harness/backends"
+	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/lm"
 )
 
@@ -44,7 +44,7 @@ func selectModels(t *testing.T, catalogPath string, keys []string) []catalog.Ent
 func openModel(t *testing.T, e catalog.Entry) lm.Model {
 	t.Helper()
 	m, err := openCached(context.Background(), e)
-	if errors.Is(err, backend.ErrUnavailable) {
+	if errors.Is(err, backends.ErrUnavailable) {
 		t.Skip(err)
 	}
 	if err != nil {
@@ -63,7 +63,7 @@ func openCached(_ context.Context, e catalog.Entry) (lm.Model, error) {
 	defer modelsMu.Unlock()
 	r, ok := opened[id]
 	if !ok {
-		r.model, r.err = backend.Open(context.Background(), e)
+		r.model, r.err = backends.Open(context.Background(), e)
 		opened[id] = r
 	}
 	return r.model, r.err

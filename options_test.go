@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/feather-eval/feather/harness/options"
+	"github.com/feather-eval/feather/harness/run/options"
 )
 
 // TestReadmeDocumentsEveryOption keeps the README's option table true: every

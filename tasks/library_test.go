@@ -22,10 +22,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
 
-	"github.com/feather-eval/feather/harness/checkers"
-	"github.com/feather-eval/feather/harness/featherbench"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/harness/rubric"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
+	"github.com/feather-eval/feather/harness/suites/featherbench/checkers"
+	"github.com/feather-eval/feather/harness/suites/featherbench/rubric"
 )
 
 // samplesDir holds <id>.txtar per task. Its comment starts with a line

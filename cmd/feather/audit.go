@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/feather-eval/feather/harness/audit"
-	"github.com/feather-eval/feather/harness/tokenizer"
+	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
+	"github.com/feather-eval/feather/harness/suites/audit"
 )
 
 // validateTokenizer loads the -tokenizer folder for the audit's

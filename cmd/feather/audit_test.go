@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/testenv"
+	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // TestValidatePrintsTheAudit: the shipped μBench items come with their

@@ -8,8 +8,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/feather-eval/feather/harness/chat"
-	"github.com/feather-eval/feather/harness/jsonpos"
+	"github.com/feather-eval/feather/harness/backends/onnx/chat"
+	"github.com/feather-eval/feather/internal/jsonpos"
 )
 
 func init() {

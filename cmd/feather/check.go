@@ -12,11 +12,11 @@ import (
 	"os"
 	"slices"
 
-	"github.com/feather-eval/feather/harness/checkers"
-	"github.com/feather-eval/feather/harness/featherbench"
-	"github.com/feather-eval/feather/harness/jsonpos"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/harness/sandbox"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
+	"github.com/feather-eval/feather/harness/suites/featherbench/checkers"
+	"github.com/feather-eval/feather/harness/suites/featherbench/sandbox"
+	"github.com/feather-eval/feather/internal/jsonpos"
 )
 
 func init() {

@@ -8,8 +8,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/feather-eval/feather/harness/backends/onnx"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/harness/onnx"
 )
 
 func init() {

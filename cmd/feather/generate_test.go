@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/onnx/testmodel"
-	"github.com/feather-eval/feather/harness/testenv"
-	"github.com/feather-eval/feather/harness/tokenizer"
+	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
+	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
+	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // chainPrompt ends in the token after which the designed model greedily

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/feather-eval/feather/harness/hub"
+	"github.com/feather-eval/feather/harness/backends/onnx/hub"
 )
 
 func init() {

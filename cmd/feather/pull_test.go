@@ -15,11 +15,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/hub/fakehub"
+	"github.com/feather-eval/feather/harness/backends/onnx"
+	"github.com/feather-eval/feather/harness/backends/onnx/hub/fakehub"
+	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/harness/onnx"
-	"github.com/feather-eval/feather/harness/onnx/testmodel"
-	"github.com/feather-eval/feather/harness/testenv"
+	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // pullEnv points every variable feather pull reads at the fake hub and a

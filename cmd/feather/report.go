@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/feather-eval/feather/harness/featherbench"
 	"github.com/feather-eval/feather/harness/report"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
 )
 
 func init() {

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/feather-eval/feather/harness/backends/onnx"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/harness/onnx"
 )
 
 func TestScoreCommand(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/feather-eval/feather/harness/jsonpos"
-	"github.com/feather-eval/feather/harness/tokenizer"
+	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
+	"github.com/feather-eval/feather/internal/jsonpos"
 )
 
 func init() {

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/testenv"
+	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // tokenizeTinyJSON is a byte-level tokenizer with a BOS template: "a"=0,

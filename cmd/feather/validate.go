@@ -7,11 +7,11 @@ import (
 	"io"
 	"os"
 
-	"github.com/feather-eval/feather/harness/audit"
-	"github.com/feather-eval/feather/harness/catalog"
-	"github.com/feather-eval/feather/harness/featherbench"
-	"github.com/feather-eval/feather/harness/featherweight"
-	"github.com/feather-eval/feather/harness/microbench"
+	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/suites/audit"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
+	"github.com/feather-eval/feather/harness/suites/featherweight"
+	"github.com/feather-eval/feather/harness/suites/microbench"
 )
 
 func init() {

@@ -24,11 +24,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/catalog"
-	"github.com/feather-eval/feather/harness/featherbench"
-	"github.com/feather-eval/feather/harness/featherweight"
-	"github.com/feather-eval/feather/harness/gate"
-	"github.com/feather-eval/feather/harness/microbench"
+	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/run/gate"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
+	"github.com/feather-eval/feather/harness/suites/featherweight"
+	"github.com/feather-eval/feather/harness/suites/microbench"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/malformed/*/*.want from the loaders' current errors")

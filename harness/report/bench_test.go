@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/feather-eval/feather/harness/featherbench"
 	"github.com/feather-eval/feather/harness/report"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
 )
 
 // manyRecords builds n Featherbench trials shaped like a large real run:

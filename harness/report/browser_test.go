@@ -17,8 +17,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-	"github.com/feather-eval/feather/harness/featherbench"
 	"github.com/feather-eval/feather/harness/report"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -9,11 +9,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/feather-eval/feather/harness/atomicfile"
-	"github.com/feather-eval/feather/harness/featherbench"
-	"github.com/feather-eval/feather/harness/internal/markdown"
 	"github.com/feather-eval/feather/harness/report/svg"
-	"github.com/feather-eval/feather/harness/rubric"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
+	"github.com/feather-eval/feather/harness/suites/featherbench/rubric"
+	"github.com/feather-eval/feather/internal/atomicfile"
+	"github.com/feather-eval/feather/internal/markdown"
 )
 
 // CostPoint is one model on the cost/pass-rate chart.

@@ -8,9 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/feather-eval/feather/harness/featherweight"
 	"github.com/feather-eval/feather/harness/report/runs"
 	"github.com/feather-eval/feather/harness/report/svg"
+	"github.com/feather-eval/feather/harness/suites/featherweight"
 )
 
 // MergeFeatherweight joins the Featherweight results of several runs. A

@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/feather-eval/feather/harness/featherbench"
-	"github.com/feather-eval/feather/harness/featherweight"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/fake"
-	"github.com/feather-eval/feather/harness/microbench"
-	"github.com/feather-eval/feather/harness/rubric"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
+	"github.com/feather-eval/feather/harness/suites/featherbench/rubric"
+	"github.com/feather-eval/feather/harness/suites/featherweight"
+	"github.com/feather-eval/feather/harness/suites/microbench"
 	"github.com/stretchr/testify/require"
 )
 

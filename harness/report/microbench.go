@@ -6,9 +6,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/feather-eval/feather/harness/internal/markdown"
-	"github.com/feather-eval/feather/harness/microbench"
 	"github.com/feather-eval/feather/harness/report/svg"
+	"github.com/feather-eval/feather/harness/suites/microbench"
+	"github.com/feather-eval/feather/internal/markdown"
 )
 
 // MicrobenchMarkdown is the suite's leaderboard (ranked by index with the

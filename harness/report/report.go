@@ -19,9 +19,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/feather-eval/feather/harness/atomicfile"
 	"github.com/feather-eval/feather/harness/report/gotest"
 	"github.com/feather-eval/feather/harness/report/runs"
+	"github.com/feather-eval/feather/internal/atomicfile"
 )
 
 // Options say what to report and where.

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/feather-eval/feather/harness/featherbench"
 	"github.com/feather-eval/feather/harness/report"
 	"github.com/feather-eval/feather/harness/report/gotest"
 	"github.com/feather-eval/feather/harness/report/runs"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/feather-eval/feather/harness/internal/markdown"
 	"github.com/feather-eval/feather/harness/report/gotest"
+	"github.com/feather-eval/feather/internal/markdown"
 )
 
 // SlowestShown is how many of the slowest tests a report lists.

@@ -1,6 +1,6 @@
 // Regenerates testdata/chat/golden.json: chat templates rendered by
 // transformers.js's apply_chat_template(..., {tokenize: false}), the
-// reference harness/chat must match byte for byte.
+// reference harness/backends/onnx/chat must match byte for byte.
 //
 // Templates come from testdata/tokenizers/chat-templates.json and from the tokenizer_config.json of the npm tokenizer
 // packages that `make deps` unpacks into the cache. Each golden names its

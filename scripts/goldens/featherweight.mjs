@@ -6,7 +6,7 @@
 //
 // The raw prompts (geo01-plain.txt, geo01-completion.txt) are the spec's
 // templates filled in and are written by the Go test
-// (go test ./harness/featherweight -run TestPromptGolden -update).
+// (go test ./harness/suites/featherweight -run TestPromptGolden -update).
 //
 //   make goldens        (or: cd scripts/goldens && node featherweight.mjs)
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // Regenerates testdata/testmodel/transformersjs.json: what transformers.js
 // (Hugging Face's own implementation) computes on the model folders that
-// harness/onnx/testmodel builds for the cases in cases.json. The Go test
+// harness/backends/onnx/testmodel builds for the cases in cases.json. The Go test
 // TestAgreesWithTransformersJS holds our reference forward pass to it, so
 // the folders are shown to load and behave as real exports do: config and
 // generation_config fields, layouts, position_ids, the merged decoder's

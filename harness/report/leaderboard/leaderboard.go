@@ -13,13 +13,13 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/feather-eval/feather/harness/atomicfile"
-	"github.com/feather-eval/feather/harness/featherbench"
-	"github.com/feather-eval/feather/harness/featherweight"
-	"github.com/feather-eval/feather/harness/internal/markdown"
-	"github.com/feather-eval/feather/harness/microbench"
 	"github.com/feather-eval/feather/harness/report"
 	"github.com/feather-eval/feather/harness/report/runs"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
+	"github.com/feather-eval/feather/harness/suites/featherweight"
+	"github.com/feather-eval/feather/harness/suites/microbench"
+	"github.com/feather-eval/feather/internal/atomicfile"
+	"github.com/feather-eval/feather/internal/markdown"
 )
 
 // File names written by Write.

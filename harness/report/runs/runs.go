@@ -11,9 +11,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/feather-eval/feather/harness/featherbench"
-	"github.com/feather-eval/feather/harness/featherweight"
-	"github.com/feather-eval/feather/harness/microbench"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
+	"github.com/feather-eval/feather/harness/suites/featherweight"
+	"github.com/feather-eval/feather/harness/suites/microbench"
 )
 
 // Suite subdirectories of a run directory.

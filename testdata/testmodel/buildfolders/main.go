@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/feather-eval/feather/harness/onnx/testmodel"
+	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 )
 
 // Case is one entry of cases.json.

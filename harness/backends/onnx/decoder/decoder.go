@@ -1,0 +1,332 @@
+// Package decoder writes decoder-only language models as optimum exports
+// them to ONNX: the graph's inputs and outputs (input_ids, attention_mask,
+// optional position_ids and past_key_values, or the merged decoder's If on
+// use_cache_branch), the causal mask, attention with a KV cache, the LM
+// head, and the Llama architecture with Hugging Face's weight names and
+// config.json. It is production code: the built-in smoke model
+// (harness/backends/onnx/smoke) is a Llama built here, and the test models
+// (harness/backends/onnx/testmodel) build every Llama here and plug their GPT-2
+// architecture in through Arch.
+package decoder
+
+import (
+	"fmt"
+	"math"
+
+	pb "github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
+	"github.com/feather-eval/feather/harness/backends/onnx/seeded"
+)
+
+// Opset and IRVersion of every file written: opset 17 has
+// LayerNormalization and keeps ReduceMean's axes an attribute.
+const (
+	Opset     = 17
+	IRVersion = 8
+)
+
+// Config is a model's shape and seed.
+type Config struct {
+	Vocab, Hidden, Layers, Heads, KVHeads, HeadDim, Intermediate, MaxPositions int
+	// TiedEmbeddings makes the LM head the transposed token embedding.
+	TiedEmbeddings bool
+	RopeTheta      float64
+	// NormEps is rms_norm_eps (Llama) or layer_norm_epsilon (GPT-2).
+	NormEps float64
+	Seed    uint64
+}
+
+// Arch is a decoder family: its parameters and what lies between the
+// token ids and the final hidden states. The LM head, mask, attention and
+// cache are the same for every family.
+type Arch interface {
+	// Params declares every parameter with Hugging Face's name, except an
+	// untied LM head.
+	Params(c Config, add func(name string, init seeded.Init, shape ...int))
+	// EmbedName is the token embedding, which a tied LM head reuses.
+	EmbedName() string
+	// ConfigFields adds the family's own config.json fields.
+	ConfigFields(c Config, cfg map[string]any)
+	// Forward returns the final (normalized) hidden states and each
+	// layer's present key and value (see Pass.Cache).
+	Forward(p *Pass, ids, pos string) (hidden string, presents []string)
+}
+
+// Weights draws every parameter of a model from c.Seed.
+func Weights(a Arch, c Config) map[string]*seeded.Tensor {
+	w := map[string]*seeded.Tensor{}
+	add := func(name string, init seeded.Init, shape ...int) {
+		w[name] = seeded.NewTensor(c.Seed, name, init, shape...)
+	}
+	a.Params(c, add)
+	if !c.TiedEmbeddings {
+		add("lm_head.weight", seeded.Linear, c.Hidden, c.Vocab)
+	}
+	return w
+}
+
+// Export says how one ONNX file is written.
+type Export struct {
+	Half        bool // float16 weights, cache and logits; arithmetic stays float32
+	Past        bool // past_key_values inputs and present outputs
+	Merged      bool // optimum's merged decoder: If on use_cache_branch
+	PositionIDs bool // a position_ids input; without it positions follow the mask
+	// Emit, when set, may store a parameter its own way (testmodel's 8-bit
+	// variants): it returns the parameter's float32 value, or false to
+	// leave it to the default.
+	Emit func(b *pb.Builder, name string, t *seeded.Tensor, dims []int64) (string, bool)
+}
+
+func (e Export) io() pb.DataType {
+	if e.Half {
+		return pb.Float16
+	}
+	return pb.Float
+}
+
+// Names of the cache inputs and outputs, as optimum writes them.
+func pastName(i int, kv string) string    { return fmt.Sprintf("past_key_values.%d.%s", i, kv) }
+func presentName(i int, kv string) string { return fmt.Sprintf("present.%d.%s", i, kv) }
+
+// Symbolic dimensions, as optimum names them.
+var (
+	dimBatch = pb.P("batch_size")
+	dimSeq   = pb.P("sequence_length")
+	dimPast  = pb.P("past_sequence_length")
+	dimTotal = pb.P("past_sequence_length + sequence_length")
+)
+
+// Graph builds the ONNX model of one file.
+func Graph(a Arch, c Config, w map[string]*seeded.Tensor, e Export) *pb.Model {
+	b := pb.NewBuilder("main_graph")
+	io := e.io()
+	b.Input("input_ids", pb.Int64, dimBatch, dimSeq)
+	if e.Past {
+		b.Input("attention_mask", pb.Int64, dimBatch, dimTotal)
+	} else {
+		b.Input("attention_mask", pb.Int64, dimBatch, dimSeq)
+	}
+	if e.PositionIDs {
+		b.Input("position_ids", pb.Int64, dimBatch, dimSeq)
+	}
+	if e.Past {
+		for i := 0; i < c.Layers; i++ {
+			for _, kv := range []string{"key", "value"} {
+				b.Input(pastName(i, kv), io, dimBatch, pb.D(int64(c.KVHeads)), dimPast, pb.D(int64(c.HeadDim)))
+			}
+		}
+	}
+	if e.Merged {
+		b.Input("use_cache_branch", pb.Bool, pb.D(1))
+	}
+	ws := &weights{b: b.Scope("weights"), a: a, c: c, w: w, e: e, memo: map[string]string{}}
+
+	outNames := []string{"logits"}
+	outShapes := [][]pb.Dim{{dimBatch, dimSeq, pb.D(int64(c.Vocab))}}
+	if e.Past {
+		for i := 0; i < c.Layers; i++ {
+			for _, kv := range []string{"key", "value"} {
+				outNames = append(outNames, presentName(i, kv))
+				outShapes = append(outShapes, []pb.Dim{dimBatch, pb.D(int64(c.KVHeads)), dimTotal, pb.D(int64(c.HeadDim))})
+			}
+		}
+	}
+	var outs []string
+	if !e.Merged {
+		outs = (&Pass{B: b.Scope("model"), c: c, w: ws, e: e, past: e.Past}).build(a)
+	} else {
+		// Both branches compute the same outputs; the no-past branch ignores
+		// the (empty) cache inputs, as optimum's merged export does.
+		var branches []pb.Attribute
+		for _, br := range []struct {
+			attr string
+			past bool
+		}{{"then_branch", true}, {"else_branch", false}} {
+			sb := b.Subgraph(br.attr)
+			vals := (&Pass{B: sb, c: c, w: ws, e: e, past: br.past}).build(a)
+			for i, v := range vals {
+				sb.Output(v, br.attr+"/"+outNames[i], io)
+			}
+			branches = append(branches, pb.AttrGraph(br.attr, sb.Graph()))
+		}
+		outs = b.OpOuts("If", len(outNames), branches, "use_cache_branch")
+	}
+	for i, v := range outs {
+		b.Output(v, outNames[i], io, outShapes[i]...)
+	}
+	return &pb.Model{
+		IRVersion:       IRVersion,
+		Opsets:          []pb.Opset{{Domain: "", Version: Opset}},
+		ProducerName:    "feather-testmodel", // every file so far says so: a change would change the pinned smoke files
+		ProducerVersion: "1",
+		Graph:           b.Graph(),
+	}
+}
+
+// weights emits each parameter once, in the file's storage type, and
+// returns a float32 value: float16 weights pass through Cast.
+type weights struct {
+	b    *pb.Builder
+	a    Arch
+	c    Config
+	w    map[string]*seeded.Tensor
+	e    Export
+	memo map[string]string
+}
+
+func (w *weights) get(name string) string {
+	if v, ok := w.memo[name]; ok {
+		return v
+	}
+	t := w.w[name]
+	dims := make([]int64, len(t.Shape))
+	for i, d := range t.Shape {
+		dims[i] = int64(d)
+	}
+	v, ok := "", false
+	if w.e.Emit != nil {
+		v, ok = w.e.Emit(w.b, name, t, dims)
+	}
+	switch {
+	case ok:
+	case w.e.Half:
+		v = w.b.OpAttr("Cast", []pb.Attribute{pb.AttrInt("to", int64(pb.Float))}, w.b.Weight(pb.Float16Tensor(name, dims, t.Data)))
+	default:
+		v = w.b.Weight(pb.FloatTensor(name, dims, t.Data))
+	}
+	w.memo[name] = v
+	return v
+}
+
+// lmHead is the [hidden, vocab] output projection: its own weight, or the
+// transposed embedding (ONNX Runtime folds the Transpose at load time).
+func (w *weights) lmHead() string {
+	if !w.c.TiedEmbeddings {
+		return w.get("lm_head.weight")
+	}
+	if v, ok := w.memo["lm_head (tied)"]; ok {
+		return v
+	}
+	v := w.b.OpAttr("Transpose", []pb.Attribute{pb.AttrInts("perm", 1, 0)}, w.get(w.a.EmbedName()))
+	w.memo["lm_head (tied)"] = v
+	return v
+}
+
+// Pass emits one forward pass, with or without a cache, for an Arch to
+// fill in; Layer scopes it to one layer.
+type Pass struct {
+	B    *pb.Builder
+	c    Config
+	w    *weights
+	e    Export
+	past bool
+	bias string // additive attention mask [batch, 1, seq, total]
+}
+
+// Config is the model's shape.
+func (p *Pass) Config() Config { return p.c }
+
+// Layer is the pass scoped to layer i, so node names read as exporters'.
+func (p *Pass) Layer(i int) *Pass {
+	l := *p
+	l.B = p.B.Scope(fmt.Sprintf("layers.%d", i))
+	return &l
+}
+
+// Op emits a node with one output.
+func (p *Pass) Op(op string, in ...string) string { return p.B.Op(op, in...) }
+
+// Attr is Op with attributes.
+func (p *Pass) Attr(op string, attrs []pb.Attribute, in ...string) string {
+	return p.B.OpAttr(op, attrs, in...)
+}
+
+// Weight is a parameter as a float32 value.
+func (p *Pass) Weight(name string) string { return p.w.get(name) }
+
+func (p *Pass) cast(x string, to pb.DataType) string {
+	return p.Attr("Cast", []pb.Attribute{pb.AttrInt("to", int64(to))}, x)
+}
+
+func (p *Pass) unsqueeze(x string, axes ...int64) string {
+	return p.Op("Unsqueeze", x, p.B.Ints(axes...))
+}
+
+// build returns logits and then present key/value per layer (when past).
+func (p *Pass) build(a Arch) []string {
+	b := p.B
+	ids, mask := "input_ids", "attention_mask"
+	seq := p.Op("Gather", p.Op("Shape", ids), b.Int(1))
+	total := p.Op("Gather", p.Op("Shape", mask), b.Int(1))
+	pastLen := p.Op("Sub", total, seq)
+
+	pos := "position_ids"
+	if !p.e.PositionIDs {
+		// HF: position_ids = cumsum(mask) - 1, masked positions set to 1,
+		// keeping the last seq columns.
+		q := p.Op("Sub", p.Op("CumSum", mask, b.Int(1)), b.Int(1))
+		q = p.Op("Where", p.Op("Equal", mask, b.Int(0)), b.Int(1), q)
+		pos = p.Op("Slice", q, p.unsqueeze(pastLen, 0), p.unsqueeze(total, 0), b.Ints(1))
+	}
+
+	// Query i (absolute position past+i) sees key j when j ≤ past+i and the
+	// mask keeps j. Masked scores get float32's lowest value, as HF does,
+	// so a fully masked row (a padding query) stays finite.
+	kpos := p.Op("Range", b.Int(0), total, b.Int(1))
+	qpos := p.Op("Range", pastLen, total, b.Int(1))
+	causal := p.Op("LessOrEqual", p.unsqueeze(kpos, 0), p.unsqueeze(qpos, 1))
+	keep := p.Op("And", causal, p.cast(p.unsqueeze(mask, 1, 2), pb.Bool))
+	p.bias = p.Op("Where", keep, b.Float(0), b.Float(-math.MaxFloat32))
+
+	x, presents := a.Forward(p, ids, pos)
+	outs := []string{p.Op("MatMul", x, p.w.lmHead())}
+	if p.e.Past {
+		outs = append(outs, presents...)
+	}
+	if p.e.Half {
+		for i := range outs {
+			outs[i] = p.cast(outs[i], pb.Float16)
+		}
+	}
+	return outs
+}
+
+// Heads turns [batch, seq, n·head_dim] into [batch, n, seq, head_dim].
+func (p *Pass) Heads(x string, n int) string {
+	r := p.Op("Reshape", x, p.B.Ints(0, 0, int64(n), int64(p.c.HeadDim)))
+	return p.Attr("Transpose", []pb.Attribute{pb.AttrInts("perm", 0, 2, 1, 3)}, r)
+}
+
+// Cache prepends layer i's past to this step's keys or values (kv is
+// "key" or "value"); the result is both what attention reads and the
+// present output.
+func (p *Pass) Cache(i int, kv, cur string) string {
+	if !p.past {
+		return cur
+	}
+	past := pastName(i, kv)
+	if p.e.Half {
+		past = p.cast(past, pb.Float)
+	}
+	return p.Attr("Concat", []pb.Attribute{pb.AttrInt("axis", 2)}, past, cur)
+}
+
+// Attention is masked scaled dot-product attention over [batch, heads,
+// seq, head_dim] queries and [batch, kv_heads, total, head_dim]
+// keys/values, returning [batch, seq, heads·head_dim].
+func (p *Pass) Attention(q, k, v string) string {
+	c := p.c
+	if rep := int64(c.Heads / c.KVHeads); rep > 1 {
+		k, v = p.repeatKV(k, rep), p.repeatKV(v, rep)
+	}
+	kt := p.Attr("Transpose", []pb.Attribute{pb.AttrInts("perm", 0, 1, 3, 2)}, k)
+	scores := p.Op("Mul", p.Op("MatMul", q, kt), p.B.Float(float32(1/math.Sqrt(float64(c.HeadDim)))))
+	probs := p.Attr("Softmax", []pb.Attribute{pb.AttrInt("axis", -1)}, p.Op("Add", scores, p.bias))
+	o := p.Attr("Transpose", []pb.Attribute{pb.AttrInts("perm", 0, 2, 1, 3)}, p.Op("MatMul", probs, v))
+	return p.Op("Reshape", o, p.B.Ints(0, 0, int64(c.Heads*c.HeadDim)))
+}
+
+// repeatKV shares each KV head with rep query heads (HF's repeat_kv).
+func (p *Pass) repeatKV(x string, rep int64) string {
+	e := p.Op("Expand", p.unsqueeze(x, 2), p.B.Ints(1, 1, rep, 1, 1))
+	return p.Op("Reshape", e, p.B.Ints(0, int64(p.c.Heads), -1, int64(p.c.HeadDim)))
+}

@@ -1,0 +1,281 @@
+package onnx
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
+	"github.com/feather-eval/feather/harness/lm"
+)
+
+const tol = 1e-4
+
+// reference returns the Go model whose logits the fixture's main file
+// should reproduce, and the tolerance: float16 files round weights, cache
+// and logits, so they get float16's precision on logits of magnitude ~10.
+func reference(t *testing.T, name string) (*testmodel.Model, float64) {
+	fx := fixture(t, name)
+	if !fx.Config.FP16 {
+		return fx, tol
+	}
+	ref, err := fx.Variant("fp16")
+	require.NoError(t, err)
+	return ref, 2e-2
+}
+
+// TestForwardMatchesReference runs batches through the backend's own
+// forward path (left padding, mask, positions, empty cache) and compares
+// every real position with the Go reference forward.
+func TestForwardMatchesReference(t *testing.T) {
+	for _, name := range []string{"gpt2", "llama-gqa", "llama-nopos", "nopast", "merged", "fp16", "external", "tied"} {
+		t.Run(name, func(t *testing.T) {
+			ref, tolerance := reference(t, name)
+			m := open(t, fixture(t, name).Dir, Options{})
+			vocab := ref.Config.Vocab
+			lens := []int{7, 3, 7, 1}
+			if !m.spec.leftPadOK() {
+				lens = []int{5, 5} // such exports only batch equal lengths
+			}
+			var rows []stageRow
+			for i, n := range lens {
+				rows = append(rows, stageRow{tokens: ids(n, vocab, i)})
+			}
+			st := m.leftPadded(rows, 7)
+			if !m.spec.leftPadOK() {
+				st = m.leftPadded(rows, 5)
+			}
+			view, err := m.runners[0].run(st, nil)
+			require.NoError(t, err)
+			for b, row := range rows {
+				want := ref.Logits(row.tokens)
+				pad := st.seq - len(row.tokens)
+				for p := range row.tokens {
+					assert.LessOrEqualf(t, maxDiff(want[p], view.row(b, pad+p)), tolerance, "row %d position %d", b, p)
+				}
+			}
+		})
+	}
+}
+
+// TestDecodeCachedEqualsRecompute decodes with the cache and by full
+// recomputation at every step: the tokens must be identical, the logits
+// within tolerance of each other and of the reference.
+func TestDecodeCachedEqualsRecompute(t *testing.T) {
+	for _, name := range []string{"gpt2", "llama-gqa", "llama-nopos", "merged", "fp16"} {
+		t.Run(name, func(t *testing.T) {
+			ref, tolerance := reference(t, name)
+			m := open(t, fixture(t, name).Dir, Options{})
+			vocab := ref.Config.Vocab
+			seqs := []genSeq{
+				{prompt: ids(6, vocab, 1), maxNew: 8},
+				{prompt: ids(3, vocab, 2), maxNew: 5},
+				{prompt: ids(6, vocab, 3), maxNew: 8},
+			}
+			if !m.spec.leftPadOK() {
+				seqs[1].prompt = ids(6, vocab, 2)
+			}
+			decode := func(noCache bool) ([]genOut, [][][]float32) {
+				m.noCache = noCache
+				var mu sync.Mutex
+				logits := make([][][]float32, len(seqs))
+				out, err := m.decodeSeqs(context.Background(), seqs, func(seq int, l []float32) {
+					mu.Lock()
+					logits[seq] = append(logits[seq], slices.Clone(l))
+					mu.Unlock()
+				})
+				require.NoError(t, err)
+				return out, logits
+			}
+			cached, cachedLogits := decode(false)
+			full, fullLogits := decode(true)
+			for i, s := range seqs {
+				require.Equal(t, full[i].tokens, cached[i].tokens, "sequence %d", i)
+				assert.Equal(t, full[i].stop, cached[i].stop)
+				seq := append(slices.Clone(s.prompt), cached[i].tokens...)
+				want := ref.Logits(seq[:len(seq)-1])
+				for k := range cached[i].tokens {
+					assert.LessOrEqualf(t, maxDiff(cachedLogits[i][k], fullLogits[i][k]), tolerance, "sequence %d step %d: cached vs recomputed", i, k)
+					assert.LessOrEqualf(t, maxDiff(want[len(s.prompt)-1+k], cachedLogits[i][k]), tolerance, "sequence %d step %d: against the reference", i, k)
+				}
+			}
+		})
+	}
+}
+
+// TestBatchedEqualsSingle checks that batching (left padding, mask,
+// positions, shared contexts, several calls) changes nothing.
+func TestBatchedEqualsSingle(t *testing.T) {
+	prompts := []string{"The cat sat on the mat.", "Hello", "A longer prompt, with more words in it than the others.", "Why?"}
+	llReqs := []lm.LLRequest{
+		{Context: "The cat sat on the", Continuation: " mat"},
+		{Context: "The cat sat on the", Continuation: " hat, and then it slept"},
+		{Context: "The cat sat on the", Continuation: " dog"},
+		{Context: "Question: what is two plus two? Answer:", Continuation: " four"},
+		{Context: "Question: what is two plus two? Answer:", Continuation: " five, I think"},
+		{Context: "", Continuation: "Once upon a time"},
+		{Context: "Hello", Continuation: " world"},
+	}
+	for _, name := range []string{"gpt2", "llama-gqa", "llama-nopos", "nopast", "merged"} {
+		t.Run(name, func(t *testing.T) {
+			dir := fixture(t, name).Dir
+			for _, budget := range []int{0, 16} {
+				m := open(t, dir, Options{BatchTokens: budget})
+				ctx := context.Background()
+				var reqs []lm.GenerateRequest
+				for _, p := range prompts {
+					reqs = append(reqs, lm.GenerateRequest{Prompt: p, MaxNewTokens: 6})
+				}
+				batched, err := m.Generate(ctx, reqs)
+				require.NoError(t, err)
+				for i, req := range reqs {
+					single, err := m.Generate(ctx, []lm.GenerateRequest{req})
+					require.NoError(t, err)
+					require.NoError(t, single[0].Err)
+					assert.Equal(t, single[0].Text, batched[i].Text, "prompt %d, budget %d", i, budget)
+					assert.Equal(t, single[0].OutputTokens, batched[i].OutputTokens)
+					assert.Equal(t, single[0].StopReason, batched[i].StopReason)
+				}
+
+				all, err := m.LogLikelihood(ctx, llReqs, lm.ScoreOptions{})
+				require.NoError(t, err)
+				for i, req := range llReqs {
+					one, err := m.LogLikelihood(ctx, []lm.LLRequest{req}, lm.ScoreOptions{})
+					require.NoError(t, err)
+					require.NoError(t, one[0].Err)
+					require.NoError(t, all[i].Err)
+					assert.InDelta(t, one[0].LogProb, all[i].LogProb, tol, "request %d, budget %d", i, budget)
+					assert.Equal(t, one[0].IsGreedy, all[i].IsGreedy)
+					assert.Equal(t, one[0].ContextTokens, all[i].ContextTokens)
+					assert.Equal(t, one[0].ContinuationTokens, all[i].ContinuationTokens)
+				}
+			}
+		})
+	}
+}
+
+// TestScoreMatchesReference checks summed log-probabilities against the
+// reference forward on a random (not designed) model, with the cached
+// two-stage plan and without a cache.
+func TestScoreMatchesReference(t *testing.T) {
+	for _, name := range []string{"llama-gqa", "nopast", "gpt2"} {
+		t.Run(name, func(t *testing.T) {
+			ref := fixture(t, name)
+			m := open(t, ref.Dir, Options{})
+			vocab := ref.Config.Vocab
+			ctxA, ctxB := ids(9, vocab, 1), ids(4, vocab, 2)
+			seqs := []scoreSeq{
+				{tokens: append(append([]int{1}, ctxA...), ids(1, vocab, 3)...), n: 1},
+				{tokens: append(append([]int{1}, ctxA...), ids(4, vocab, 4)...), n: 4},
+				{tokens: append(append([]int{1}, ctxA...), ids(2, vocab, 5)...), n: 2},
+				{tokens: append(append([]int{1}, ctxB...), ids(3, vocab, 6)...), n: 3},
+			}
+			got, err := m.scoreSeqs(context.Background(), seqs)
+			require.NoError(t, err)
+			for i, s := range seqs {
+				logits := ref.Logits(s.tokens[:len(s.tokens)-1])
+				var want float64
+				greedy := true
+				for p := len(s.tokens) - 1 - s.n; p < len(s.tokens)-1; p++ {
+					want += testmodel.LogSoftmax(logits[p])[s.tokens[p+1]]
+					greedy = greedy && argmax(logits[p]) == s.tokens[p+1]
+				}
+				assert.InDelta(t, want, got[i].logprob, tol, "sequence %d", i)
+				assert.Equal(t, greedy, got[i].greedy, "sequence %d", i)
+			}
+		})
+	}
+}
+
+// wantParams is the count Info reports: the model's parameters plus, for
+// Llama, the RoPE frequency table the graph stores as a float constant
+// (head_dim/2 values), as real exports do.
+func wantParams(fx *testmodel.Model) int64 {
+	n := fx.ParamCount()
+	if fx.Config.Arch == testmodel.Llama {
+		n += int64(fx.Config.HeadDim / 2)
+	}
+	return n
+}
+
+func TestParamCount(t *testing.T) {
+	for _, name := range []string{"gpt2", "llama-gqa", "tied", "external", "fp16", "merged", "nopast"} {
+		t.Run(name, func(t *testing.T) {
+			fx := fixture(t, name)
+			g, err := readGraphSummary(fx.File)
+			require.NoError(t, err)
+			assert.Equal(t, wantParams(fx), g.paramCount())
+		})
+	}
+	t.Run("quantized", func(t *testing.T) {
+		fx := fixture(t, "llama-gqa")
+		g, err := readGraphSummary(fx.Path("quantized"))
+		require.NoError(t, err)
+		assert.Equal(t, wantParams(fx), g.paramCount(), "scales and zero points are not parameters")
+	})
+}
+
+func TestInfo(t *testing.T) {
+	fx := fixture(t, "llama-gqa")
+	m := open(t, fx.Dir, Options{Key: "tiny"})
+	assert.Equal(t, lm.Info{Key: "tiny", Name: "llama-gqa", Backend: "onnx", Path: fx.Dir, Params: wantParams(fx),
+		ContextLength: fx.Config.MaxPositions, Chat: false}, m.Info())
+	assert.Equal(t, 1, m.prefix, "BOS")
+	assert.Equal(t, []int{testmodel.EOSID}, m.eos)
+
+	q := open(t, fx.Dir, Options{Variant: "quantized", Name: "tiny q8"})
+	assert.Equal(t, "tiny q8", q.Info().Name)
+	assert.Equal(t, fx.Path("quantized"), q.file)
+}
+
+// TestParallelSessions spreads small batches over several sessions: the
+// results are the same as one session's, in request order.
+func TestParallelSessions(t *testing.T) {
+	dir := fixture(t, "llama-gqa").Dir
+	one := open(t, dir, Options{BatchTokens: 16})
+	three := open(t, dir, Options{BatchTokens: 16, Sessions: 3, Threads: 1})
+	require.Len(t, three.runners, 3)
+	var reqs []lm.LLRequest
+	var gens []lm.GenerateRequest
+	for i := 0; i < 12; i++ {
+		ctx := fmt.Sprintf("Item %d: the answer is", i)
+		for _, c := range []string{" yes", " no", " maybe not"} {
+			reqs = append(reqs, lm.LLRequest{Context: ctx, Continuation: c})
+		}
+		gens = append(gens, lm.GenerateRequest{Prompt: ctx, MaxNewTokens: 4})
+	}
+	ctx := context.Background()
+	want, err := one.LogLikelihood(ctx, reqs, lm.ScoreOptions{})
+	require.NoError(t, err)
+	got, err := three.LogLikelihood(ctx, reqs, lm.ScoreOptions{})
+	require.NoError(t, err)
+	for i := range reqs {
+		assert.InDelta(t, want[i].LogProb, got[i].LogProb, tol, "request %d", i)
+	}
+	// Concurrent calls on one session take turns.
+	var wg sync.WaitGroup
+	for g := 0; g < 3; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			again, err := one.LogLikelihood(ctx, reqs, lm.ScoreOptions{})
+			assert.NoError(t, err)
+			for i := range reqs {
+				assert.InDelta(t, want[i].LogProb, again[i].LogProb, tol, "request %d", i)
+			}
+		}()
+	}
+	wg.Wait()
+	wantGen, err := one.Generate(ctx, gens)
+	require.NoError(t, err)
+	gotGen, err := three.Generate(ctx, gens)
+	require.NoError(t, err)
+	for i := range gens {
+		assert.Equal(t, wantGen[i].Text, gotGen[i].Text, "prompt %d", i)
+	}
+}

@@ -1,0 +1,269 @@
+// Package onnx runs language models locally with ONNX Runtime. It loads
+// the folders Hugging Face exports (optimum and transformers.js: config.json,
+// generation_config.json, the tokenizer and an ONNX decoder with or
+// without a key/value cache) and implements lm.Generator (greedy decoding,
+// raw prompts or chat templates) and lm.Scorer (log-likelihoods and rolling
+// log-likelihoods, batched, with a shared context computed once).
+//
+// CPU is the default provider; building with -tags cuda adds CUDA.
+package onnx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+
+	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/onnx/chat"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib"
+	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
+	"github.com/feather-eval/feather/harness/lm"
+)
+
+// Options choose how a folder is loaded. The zero value loads the fp32
+// file on the CPU with ONNX Runtime's default threading and decides chat
+// use from the tokenizer config.
+type Options struct {
+	// Key and Name label the model in results (Name defaults to the
+	// folder's name).
+	Key, Name string
+	// Variant picks model_<variant>.onnx (quantized, fp16, int8, q4, …);
+	// empty or "fp32" is the unsuffixed file.
+	Variant string
+	// Threads is ONNX Runtime's intra-op thread count per session; 0 lets
+	// it use every core (divided among Sessions).
+	Threads int
+	// Sessions is how many batches run in parallel, each on its own
+	// session (memory grows with it); 0 means 1.
+	Sessions int
+	// Provider is "cpu" (default) or "cuda" (needs -tags cuda), on DeviceID.
+	Provider string
+	DeviceID int
+	// Chat is "yes", "no" or "auto" (default: yes when the tokenizer config
+	// has a chat template).
+	Chat string
+	// BatchTokens caps the tokens (rows × longest row) of one model call;
+	// 0 sizes it so a call's logits take about 64 MiB.
+	BatchTokens int
+}
+
+// Model is a loaded folder. It implements lm.Model, lm.Generator and
+// lm.Scorer and is safe for concurrent use.
+type Model struct {
+	info lm.Info
+	file string
+	cfg  modelConfig
+	spec *ioSpec
+	tok  *tokenizer.Tokenizer
+	tmpl *chat.Template // nil unless chat is on
+
+	// prefix starts every scored sequence: BOS, or EOS without a BOS.
+	prefix int
+	eos    []int
+	pad    int
+	ctxLen int
+
+	runners []*runner
+	// pool hands runners to jobs, one job per runner at a time.
+	pool        chan *runner
+	batchTokens int
+	// noCache recomputes the whole sequence at every step even when the
+	// export has a cache (the baseline of the generation benchmark).
+	noCache bool
+}
+
+var (
+	_ lm.Model     = (*Model)(nil)
+	_ lm.Generator = (*Model)(nil)
+	_ lm.Scorer    = (*Model)(nil)
+)
+
+// logitsBudget is the default size of one call's logits. ONNX Runtime
+// computes logits for every position, and on the CPU writing them costs
+// more than larger batches save: on the perf fixture, μBench's requests
+// took less CPU time with 512-token calls than with 2048-token ones.
+const logitsBudget = 64 << 20
+
+// Open loads the model folder dir.
+func Open(ctx context.Context, dir string, opt Options) (*Model, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	file, err := locateONNX(dir, opt.Variant)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := readConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.MaxPositions == 0 {
+		return nil, fmt.Errorf("%s has no context length (max_position_embeddings, n_positions or n_ctx); add the model's to it", filepath.Join(dir, "config.json"))
+	}
+	tok, err := tokenizer.Load(dir)
+	if err != nil {
+		return nil, fmt.Errorf("loading the tokenizer: %w", err)
+	}
+	summary, err := readGraphSummary(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkExternalData(file, summary); err != nil {
+		return nil, err
+	}
+	if err := ortlib.Init(); err != nil {
+		return nil, err
+	}
+	ins, outs, err := readIO(file)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := discoverIO(file, ins, outs, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if n := tok.VocabSize(); n > spec.vocab {
+		return nil, fmt.Errorf("model folder %s: the tokenizer has %d tokens but the model scores %d (vocab_size, logits); the tokenizer does not belong to this model", dir, n, spec.vocab)
+	}
+
+	m := &Model{file: file, cfg: cfg, spec: spec, tok: tok, ctxLen: cfg.MaxPositions}
+	if err := m.setSpecialTokens(dir); err != nil {
+		return nil, err
+	}
+	useChat, err := m.loadChat(dir, opt.Chat)
+	if err != nil {
+		return nil, err
+	}
+	m.batchTokens = opt.BatchTokens
+	if m.batchTokens <= 0 {
+		m.batchTokens = max(64, min(8192, logitsBudget/(spec.vocab*elemSize(spec.logitsType))))
+	}
+
+	sessions := max(1, opt.Sessions)
+	threads := opt.Threads
+	if threads == 0 && sessions > 1 {
+		threads = max(1, runtime.NumCPU()/sessions)
+	}
+	for i := 0; i < sessions; i++ {
+		r, err := newRunner(file, spec, opt.Provider, opt.DeviceID, threads)
+		if err != nil {
+			m.Close()
+			return nil, err
+		}
+		m.runners = append(m.runners, r)
+	}
+	m.pool = make(chan *runner, len(m.runners))
+	for _, r := range m.runners {
+		m.pool <- r
+	}
+
+	name := opt.Name
+	if name == "" {
+		name = filepath.Base(filepath.Clean(dir))
+	}
+	m.info = lm.Info{
+		Key:           opt.Key,
+		Name:          name,
+		Backend:       catalog.ONNX,
+		Path:          dir,
+		Params:        summary.paramCount(),
+		ContextLength: m.ctxLen,
+		Chat:          useChat,
+	}
+	return m, nil
+}
+
+// setSpecialTokens picks the scoring prefix, the stop tokens and the
+// padding token.
+func (m *Model) setSpecialTokens(dir string) error {
+	bos, hasBOS := m.tok.BOS()
+	eos, hasEOS := m.tok.EOS()
+	switch {
+	case hasBOS:
+		m.prefix = bos.ID
+	case hasEOS:
+		m.prefix = eos.ID
+	case len(m.cfg.BOS) > 0:
+		m.prefix = m.cfg.BOS[0]
+	case len(m.cfg.EOS) > 0:
+		m.prefix = m.cfg.EOS[0]
+	default:
+		return fmt.Errorf("model folder %s: neither the tokenizer nor config.json names a BOS or EOS token; scoring needs one to start every sequence", dir)
+	}
+	m.eos = m.cfg.EOS
+	if len(m.eos) == 0 && hasEOS {
+		m.eos = []int{eos.ID}
+	}
+	// Padded positions are masked out; any valid id will do.
+	switch pad, ok := m.tok.PAD(); {
+	case ok && pad.ID < m.spec.vocab:
+		m.pad = pad.ID
+	default:
+		m.pad = m.prefix
+	}
+	return nil
+}
+
+// loadChat applies the chat setting: yes needs a template, auto uses one
+// when the tokenizer config has it, no never does.
+func (m *Model) loadChat(dir, setting string) (bool, error) {
+	switch setting {
+	case "no":
+		return false, nil
+	case "", "auto", "yes":
+	default:
+		return false, fmt.Errorf("chat setting %q must be yes, no or auto", setting)
+	}
+	t, err := chat.Load(dir)
+	switch {
+	case err == nil:
+		m.tmpl = t
+		return true, nil
+	case errors.Is(err, chat.ErrNoTemplate) && setting != "yes":
+		return false, nil
+	case errors.Is(err, chat.ErrNoTemplate):
+		return false, fmt.Errorf("model folder %s: chat is \"yes\" but %v; set chat to \"no\" or \"auto\", or use a chat model's folder", dir, err)
+	}
+	return false, fmt.Errorf("loading the chat template: %w", err)
+}
+
+// Info describes the model for results files.
+func (m *Model) Info() lm.Info { return m.info }
+
+// Close releases the sessions. The model must not be in use.
+func (m *Model) Close() error {
+	var errs []error
+	for _, r := range m.runners {
+		errs = append(errs, r.close())
+	}
+	m.runners = nil
+	return errors.Join(errs...)
+}
+
+// OpenEntry opens a catalog entry: a folder (path) or the built-in smoke
+// model (builtin "smoke"), which is built into the cache on first use.
+func OpenEntry(ctx context.Context, e catalog.Entry) (lm.Model, error) {
+	opt := Options{
+		Key:      e.Key,
+		Name:     e.Name,
+		Variant:  e.Variant,
+		Threads:  e.Threads,
+		Sessions: e.Sessions,
+		Provider: e.Provider,
+		DeviceID: e.DeviceID,
+		Chat:     e.Chat,
+	}
+	var m *Model
+	var err error
+	if e.Builtin != "" {
+		m, err = openBuiltin(ctx, e.Builtin, opt)
+	} else {
+		m, err = Open(ctx, e.ResolvedPath(), opt)
+	}
+	if err != nil {
+		return nil, err // not a typed nil inside lm.Model
+	}
+	return m, nil
+}

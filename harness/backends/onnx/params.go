@@ -1,0 +1,160 @@
+package onnx
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	pb "github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
+)
+
+// initializer is one stored tensor of the graph: its shape, not its data.
+type initializer struct {
+	name  string
+	dims  []int64
+	dtype pb.DataType
+}
+
+// node is the part of a graph node the parameter count needs.
+type node struct {
+	op     string
+	inputs []string
+	ints   map[string]int64
+}
+
+// graphSummary is an ONNX file read without its tensor data, subgraphs
+// (the branches of a merged decoder's If) flattened into it.
+type graphSummary struct {
+	inits []initializer
+	nodes []node
+	// external lists the data files initializers are stored in, as the
+	// model file names them (onnxpb's ExternalLocations).
+	external []string
+}
+
+// readGraphSummary reads an ONNX file with onnxpb, skipping tensor data,
+// so that a multi-gigabyte model costs a few reads rather than its size in
+// memory.
+func readGraphSummary(path string) (*graphSummary, error) {
+	m, err := pb.ReadFile(path, pb.ReadOptions{SkipData: true})
+	if err != nil {
+		return nil, err
+	}
+	g := &graphSummary{external: m.ExternalLocations()}
+	for _, pg := range m.Graphs() {
+		for _, n := range pg.Nodes {
+			nd := node{op: n.OpType, inputs: n.Inputs, ints: map[string]int64{}}
+			for _, a := range n.Attrs {
+				if a.Type == pb.AttrIntType && a.Name != "" {
+					nd.ints[a.Name] = a.I
+				}
+			}
+			g.nodes = append(g.nodes, nd)
+		}
+		for _, t := range pg.Initializers {
+			g.inits = append(g.inits, initializer{name: t.Name, dims: t.Dims, dtype: t.DataType})
+		}
+	}
+	return g, nil
+}
+
+// paramCount counts the weights the initializers hold: floating-point
+// tensors of more than one element, and the integer weights quantization
+// operators read. Index and shape constants and scalars are not weights;
+// quantization scales and zero points are metadata; packed low-bit
+// weights count as the matrix they encode (K×N, or 8/bits per byte). So a
+// quantized export reports its original's count. Float constants such as
+// a RoPE frequency table (head_dim/2 values) do count: nothing in the file
+// tells them from weights, and they are a tiny fraction of any real model.
+func (g *graphSummary) paramCount() int64 {
+	skip := map[string]bool{}
+	weight := map[string]int64{} // integer weights: their logical size
+	byName := map[string]initializer{}
+	for _, in := range g.inits {
+		byName[in.name] = in
+	}
+	input := func(n node, i int) string {
+		if i < len(n.inputs) {
+			return n.inputs[i]
+		}
+		return ""
+	}
+	size := func(name string) int64 { return elements(byName[name].dims) }
+	for _, n := range g.nodes {
+		switch n.op {
+		case "MatMulNBits", "MatMulBnb4":
+			// B is packed; K and N give the matrix it encodes.
+			if k, nn := n.ints["K"], n.ints["N"]; k > 0 && nn > 0 {
+				weight[input(n, 1)] = k * nn
+			}
+			for i := 2; i < len(n.inputs); i++ {
+				if n.op == "MatMulNBits" && i == 5 {
+					continue // bias is a real parameter
+				}
+				skip[n.inputs[i]] = true
+			}
+		case "GatherBlockQuantized":
+			bits := n.ints["bits"]
+			if bits == 0 {
+				bits = 4
+			}
+			if in, ok := byName[input(n, 0)]; ok {
+				if in.dtype == pb.Uint8 || in.dtype == pb.Int8 {
+					weight[in.name] = elements(in.dims) * (8 / bits)
+				} else {
+					weight[in.name] = elements(in.dims)
+				}
+			}
+			skip[input(n, 2)], skip[input(n, 3)] = true, true
+		case "DequantizeLinear":
+			weight[input(n, 0)] = size(input(n, 0))
+			skip[input(n, 1)], skip[input(n, 2)] = true, true
+		case "MatMulInteger":
+			weight[input(n, 1)] = size(input(n, 1))
+			skip[input(n, 2)], skip[input(n, 3)] = true, true
+		case "DynamicQuantizeMatMul":
+			weight[input(n, 1)] = size(input(n, 1))
+			skip[input(n, 2)], skip[input(n, 3)] = true, true
+		}
+	}
+	var total int64
+	for _, in := range g.inits {
+		switch {
+		case skip[in.name]:
+		case weight[in.name] > 0:
+			total += weight[in.name]
+		case isFloat(in.dtype) && elements(in.dims) > 1:
+			total += elements(in.dims)
+		}
+	}
+	return total
+}
+
+// isFloat reports the floating-point TensorProto data types.
+func isFloat(dtype pb.DataType) bool {
+	switch dtype {
+	case pb.Float, pb.Float16, pb.Double, pb.BFloat16:
+		return true
+	}
+	return false
+}
+
+// checkExternalData fails when a data file the model refers to is absent,
+// which ORT would otherwise report as an opaque load failure.
+func checkExternalData(modelPath string, g *graphSummary) error {
+	for _, rel := range g.external {
+		p := filepath.Join(filepath.Dir(modelPath), rel)
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("%s keeps its weights in %s, which is missing; download it too (it sits beside the .onnx file in the repository)", modelPath, p)
+		}
+	}
+	return nil
+}
+
+func elements(dims []int64) int64 {
+	n := int64(1)
+	for _, d := range dims {
+		n *= d
+	}
+	return n
+}

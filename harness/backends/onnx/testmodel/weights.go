@@ -1,0 +1,26 @@
+package testmodel
+
+import (
+	"github.com/feather-eval/feather/harness/backends/onnx/decoder"
+	"github.com/feather-eval/feather/harness/backends/onnx/seeded"
+)
+
+// tensor is a seeded weight; the reference forward pass reads it.
+type tensor = seeded.Tensor
+
+// arch is the decoder family that builds c's graph.
+func (c Config) arch() decoder.Arch {
+	if c.Arch == GPT2 {
+		return gpt2{}
+	}
+	return decoder.Llama
+}
+
+// decoder is c's shape and seed.
+func (c Config) decoder() decoder.Config {
+	return decoder.Config{
+		Vocab: c.Vocab, Hidden: c.Hidden, Layers: c.Layers, Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim,
+		Intermediate: c.Intermediate, MaxPositions: c.MaxPositions, TiedEmbeddings: c.TiedEmbeddings,
+		RopeTheta: c.RopeTheta, NormEps: c.NormEps, Seed: c.Seed,
+	}
+}

@@ -1,0 +1,197 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/feather-eval/feather/internal/redact"
+)
+
+// attempt carries one HTTP attempt's wire additions into the doer and its
+// response metadata back out. It travels in the request's context because
+// go-openai builds the *http.Request itself.
+type attempt struct {
+	// extra fields merged into the JSON body (what go-openai cannot express:
+	// OpenRouter's routing, reasoning and usage objects, top_k, and sampling
+	// values go-openai would drop as zero).
+	extra   map[string]any
+	header  http.Header    // Authorization and the entry's headers
+	secrets redact.Secrets // scrubbed from a failed answer's body before it is cut to a snippet
+
+	status     int    // 0 when no response arrived
+	retryAfter string // the Retry-After header of a failed answer
+	body       io.ReadCloser
+	output     bool // a token arrived: the answer may be billed, so no retry
+}
+
+type attemptKey struct{}
+
+func withAttempt(ctx context.Context, a *attempt) context.Context {
+	return context.WithValue(ctx, attemptKey{}, a)
+}
+
+// doer is the HTTPClient given to go-openai: a request hook that adds the
+// fields and headers go-openai lacks and records the response metadata
+// (status, Retry-After, body) that go-openai does not expose.
+type doer struct{ client *http.Client }
+
+func (d *doer) Do(req *http.Request) (*http.Response, error) {
+	a, _ := req.Context().Value(attemptKey{}).(*attempt)
+	if a == nil {
+		return d.client.Do(req)
+	}
+	if len(a.extra) > 0 && req.Body != nil {
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		merged, err := mergeJSON(body, a.extra)
+		if err != nil {
+			return nil, err
+		}
+		req = req.Clone(req.Context())
+		req.Body = io.NopCloser(bytes.NewReader(merged))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(merged)), nil }
+		req.ContentLength = int64(len(merged))
+	}
+	for k, vs := range a.header {
+		req.Header[k] = vs
+	}
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	a.status = resp.StatusCode
+	a.retryAfter = resp.Header.Get("Retry-After")
+	a.body = resp.Body
+	return resp, nil
+}
+
+// mergeJSON sets extra's fields on the JSON object in body.
+func mergeJSON(body []byte, extra map[string]any) ([]byte, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(body, &obj); err != nil {
+		return nil, fmt.Errorf("request body is not a JSON object: %w", err)
+	}
+	for k, v := range extra {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("encoding request field %q: %w", k, err)
+		}
+		obj[k] = b
+	}
+	return json.Marshal(obj)
+}
+
+// errTruncated marks a stream that ended before its [DONE] sentinel. It
+// unwraps to io.ErrUnexpectedEOF so the retry policy sees a dropped
+// connection (retried only while no token has arrived).
+var errTruncated error = truncatedError{}
+
+type truncatedError struct{}
+
+func (truncatedError) Error() string {
+	return "the stream ended before it finished (no [DONE]): the connection dropped or the server cut the response off"
+}
+
+func (truncatedError) Unwrap() error { return io.ErrUnexpectedEOF }
+
+// sseReader reads the data of server-sent events.
+//
+// go-openai's own stream reader is not used for three reasons: it decodes
+// chunks into types without OpenRouter's usage.cost, native_finish_reason
+// and error fields; it reports the same io.EOF whether [DONE] arrived or
+// the connection dropped, so a truncated stream would pass as complete; and
+// it buffers SSE comment lines (OpenRouter's keep-alives) into its error
+// accumulator, which garbles an error event that follows them.
+type sseReader struct {
+	r    *bufio.Reader
+	done bool
+}
+
+func newSSEReader(r io.Reader) *sseReader { return &sseReader{r: bufio.NewReader(r)} }
+
+// maxEventBytes bounds one event's data: a broken or hostile server must
+// not exhaust memory with an endless line.
+const maxEventBytes = 32 << 20
+
+var errEventTooLarge = fmt.Errorf("reading the stream: an event is over %d MiB, which no chat completion chunk is: the server is not speaking server-sent events as expected", maxEventBytes>>20)
+
+// readLine reads one line, at most maxEventBytes long.
+func (s *sseReader) readLine() (string, error) {
+	var buf []byte
+	for {
+		frag, err := s.r.ReadSlice('\n')
+		if len(buf)+len(frag) > maxEventBytes {
+			return "", errEventTooLarge
+		}
+		buf = append(buf, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return string(buf), err
+	}
+}
+
+// next returns the next event's data: io.EOF after [DONE], errTruncated when
+// the body ends first.
+func (s *sseReader) next() ([]byte, error) {
+	if s.done {
+		return nil, io.EOF
+	}
+	var data []byte
+	have := false
+	for {
+		line, err := s.readLine()
+		if err == errEventTooLarge {
+			return nil, err
+		}
+		if err != nil && (err != io.EOF || line == "") {
+			switch err {
+			case io.EOF, io.ErrUnexpectedEOF: // a clean end, or a chunked body cut off
+				return nil, errTruncated
+			}
+			return nil, fmt.Errorf("reading the stream: %w", err)
+		}
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "":
+			if !have {
+				continue // blank lines between events
+			}
+			if string(bytes.TrimSpace(data)) == "[DONE]" {
+				s.done = true
+				return nil, io.EOF
+			}
+			return data, nil
+		case strings.HasPrefix(line, ":"):
+			// a comment (keep-alive)
+		case strings.HasPrefix(line, "data:"):
+			v := strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")
+			if have {
+				data = append(data, '\n')
+			}
+			if len(data)+len(v) > maxEventBytes {
+				return nil, errEventTooLarge
+			}
+			data = append(data, v...)
+			have = true
+		}
+		// "event:", "id:" and "retry:" fields carry nothing we use.
+		if err == io.EOF {
+			// The last event lacked its blank line; [DONE] still counts.
+			if have && string(bytes.TrimSpace(data)) == "[DONE]" {
+				s.done = true
+				return nil, io.EOF
+			}
+			return nil, errTruncated
+		}
+	}
+}
