@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/feather-eval/feather/harness/backends"
-	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/run/rundir"
@@ -24,37 +23,6 @@ import (
 )
 
 const fbTestTasks = "testdata/featherbench/tasks"
-
-// TestFBCatalog keeps models/models.json valid and its default
-// panel the ten models the spec names.
-func TestFBCatalog(t *testing.T) {
-	c, err := catalog.Load("models/models.json")
-	require.NoError(t, err)
-	enabled, err := c.Select(nil)
-	require.NoError(t, err)
-	var keys []string
-	for _, e := range enabled {
-		keys = append(keys, e.Key)
-		assert.Equal(t, catalog.OpenRouter, e.Backend, e.Key)
-		assert.NotEmpty(t, e.ProviderOrder, e.Key)
-		assert.Positive(t, e.MaxTokens, e.Key)
-	}
-	assert.ElementsMatch(t, []string{"fable-5", "opus-5", "gpt-5.5", "gpt-5.6-luna", "gpt-5.6-terra", "gpt-5.6-sol", "glm-5.3", "gemini-3.7-flash", "grok-4.6", "deepseek-v4-pro"}, keys)
-	for _, k := range []string{"haiku-4-5", "sonnet-4-6", "sonnet-5", "opus-4-8", "glm-5.2"} {
-		e, err := c.Get(k)
-		require.NoError(t, err)
-		assert.False(t, e.Enabled, k)
-	}
-	smoke, err := c.Get("smoke")
-	require.NoError(t, err)
-	assert.Equal(t, catalog.Entry{Key: "smoke", Dir: "models", Backend: catalog.ONNX, Builtin: "smoke", MaxTokens: 256, Description: smoke.Description}, smoke, "offline runs cap the smoke model's answers")
-	fable, err := c.Get("fable-5")
-	require.NoError(t, err)
-	assert.Equal(t, "anthropic/claude-fable-5", fable.Model)
-	assert.Equal(t, []string{"anthropic"}, fable.ProviderOrder)
-	assert.Equal(t, "high", fable.Effort)
-	assert.Equal(t, 64000, fable.MaxTokens)
-}
 
 func TestFBDryRunCallsNothing(t *testing.T) {
 	fbNeedWholeRun(t, []string{"fable-5"}, 3)

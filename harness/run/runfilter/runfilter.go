@@ -85,6 +85,15 @@ func (f *Filter) Selected(path ...string) bool {
 // Selected applies FromFlags.
 func Selected(path ...string) bool { return FromFlags().Selected(path...) }
 
+// Under is Selected for the paths below prefix: a suite asks it about a
+// unit's path under the model's subtest (prefix: the test and the model).
+func (f *Filter) Under(prefix ...string) func(path ...string) bool {
+	prefix = append([]string(nil), prefix...)
+	return func(path ...string) bool {
+		return f.Selected(append(prefix[:len(prefix):len(prefix)], path...)...)
+	}
+}
+
 func matchAny(alts [][]*regexp.Regexp, names []string) (ok, partial bool) {
 	for _, levels := range alts {
 		if ok, partial := match(levels, names); ok {

