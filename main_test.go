@@ -16,6 +16,7 @@ import (
 	"github.com/feather-eval/feather/harness/run/interrupt"
 	"github.com/feather-eval/feather/harness/run/options"
 	"github.com/feather-eval/feather/harness/run/rundir"
+	"github.com/feather-eval/feather/harness/run/unit"
 )
 
 var (
@@ -91,4 +92,10 @@ func skipIfStopped(t *testing.T) {
 	if interrupts.Stop().Err() != nil {
 		t.Skip("not started: the run was interrupted")
 	}
+}
+
+// unitOptions is how a suite's units become subtests in this run: -strict,
+// the regression gate (-update records it) and whether Ctrl-C cut the run.
+func unitOptions(suite, model string) unit.Options {
+	return unit.Options{Suite: suite, Model: model, Strict: *optStrict, Gate: true, Update: *optUpdate, Interrupted: interrupts.Interrupted()}
 }
