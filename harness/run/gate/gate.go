@@ -3,7 +3,8 @@
 // checked on every later run the way Go checks golden files.
 //
 //   - An item that passed in the baseline and fails now fails its own
-//     subtest (with -strict, every wrong item does).
+//     subtest. (-strict, which fails every wrong item, is not the
+//     gate's: harness/run/unit applies it.)
 //   - The gate subtest fails when the score falls below the baseline's
 //     threshold, or when the paired item outcomes show a significant drop:
 //     the exact McNemar test on the items that changed, one-sided towards
@@ -11,9 +12,9 @@
 //   - Improvements are logged, never failed.
 //   - -update records the baseline instead of checking it.
 //
-// A suite wires it in with three calls:
+// harness/run/unit wires it into every suite with three calls:
 //
-//	g := gate.Open(t, "featherweight", model+"/"+style, *optUpdate)
+//	g := gate.Open(t, "featherweight", model+"/"+style, update)
 //	g.Item(t, itemID, correct) // in each item's subtest
 //	g.Finish(t, score, se)     // after the item subtests: runs the gate subtest
 //
