@@ -2,12 +2,8 @@ package feather_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
 	"os"
-	"path/filepath"
-	"sort"
 	"sync"
 	"testing"
 
@@ -19,11 +15,10 @@ import (
 	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/fake"
-	"github.com/feather-eval/feather/harness/run/gate"
 	"github.com/feather-eval/feather/harness/run/options"
 	"github.com/feather-eval/feather/harness/run/runfilter"
+	"github.com/feather-eval/feather/harness/run/unit"
 	"github.com/feather-eval/feather/harness/suites/microbench"
-	"github.com/feather-eval/feather/internal/atomicfile"
 )
 
 var (
@@ -36,11 +31,10 @@ var (
 // mbData holds the hand-written items and bits-per-byte documents.
 const mbData = "testdata/microbench"
 
-// mbResults collects this run's μBench results, model by model, for the
-// leaderboard.
-var mbResults struct {
-	mu      sync.Mutex
-	results []*microbench.Result
+// mbResults keeps this run's μBench result files and leaderboard.
+var mbResults = &microbench.Collector{
+	Dir:   func() (string, error) { return run.Sub("microbench") },
+	Stamp: func() string { return run.Stamp() },
 }
 
 var mbTasks = sync.OnceValues(func() ([]*microbench.Task, error) {
@@ -61,171 +55,47 @@ func TestMicrobench(t *testing.T) {
 	for _, e := range selectModels(t, *optMBCatalog, suiteModels(*optMBModels)) {
 		t.Run(e.Key, func(t *testing.T) {
 			skipIfStopped(t)
-			selected := mbSelected(runfilter.FromFlags(), e.Key)
-			if !anyMBItem(tasks, selected) {
+			r := mbRun(tasks, runfilter.FromFlags().Under("TestMicrobench", e.Key))
+			if !r.AnySelected() {
 				return // -run names other items: load nothing
 			}
-			m := openModel(t, e)
-			res, err := mbEvaluate(workContext(t), e, m, tasks, selected)
-			var partial *microbench.RequestErrors
+			r.Save = func(res *microbench.Result) error { return mbSave(t, res) }
+			r.ShowLevels, r.Log = *optMBShowLevels, func(s string) { fmt.Print(s) }
+			res, err := mbEvaluate(workContext(t), r, e, openModel(t, e))
 			switch {
-			case errors.As(err, &partial) && !partial.All():
+			case microbench.Partial(err):
 				t.Error(err) // the failed items fail below; the rest stand
 			case err != nil:
-				if res != nil {
-					mbSave(t, res)
-				}
 				t.Fatal(err)
 			}
-			mbSave(t, res)
-			fmt.Println(microbench.Summary(res))
-			if *optMBShowLevels {
-				fmt.Print(microbench.LevelsTable(res))
-			}
-			mbItemSubtests(t, e.Key, tasks, res, selected)
-			mbGate(t, e.Key, res)
+			unit.Subtests(t, unitOptions("microbench", e.Key), r.Units(res), microbench.Scores(res))
 		})
 	}
 }
 
-// mbSelected asks the -run/-skip filter about an item's subtest path before
-// the subtest exists, so unselected items are never scored.
-func mbSelected(f *runfilter.Filter, model string) func(task, item string) bool {
-	return func(task, item string) bool { return f.Selected("TestMicrobench", model, task, item) }
-}
-
-func anyMBItem(tasks []*microbench.Task, selected func(task, item string) bool) bool {
-	for _, tk := range tasks {
-		for _, it := range tk.Items {
-			if selected(tk.ID, it.ID) {
-				return true
-			}
-		}
-	}
-	return false
+// mbRun is a model's run of tasks with this invocation's options.
+func mbRun(tasks []*microbench.Task, selected func(path ...string) bool) *microbench.Run {
+	return &microbench.Run{Tasks: tasks, MaxLength: *optMBMaxLength, Selected: selected}
 }
 
 // mbEvaluate scores one model: the catalog entry labels it, and a model
 // without a Scorer is an error that says so.
-func mbEvaluate(ctx context.Context, e catalog.Entry, m lm.Model, tasks []*microbench.Task, selected func(task, item string) bool) (*microbench.Result, error) {
+func mbEvaluate(ctx context.Context, r *microbench.Run, e catalog.Entry, m lm.Model) (*microbench.Result, error) {
 	s, ok := m.(lm.Scorer)
 	if !ok {
 		return nil, fmt.Errorf("model %q (backend %s) cannot score log-likelihoods, which μBench needs; use a local ONNX model or an OpenAI-compatible completions server that returns prompt log-probs", e.Key, e.Backend)
 	}
-	info := modelInfo(e, m)
-	return microbench.Evaluate(ctx, s, info, tasks, microbench.Options{MaxLength: *optMBMaxLength, Selected: selected})
+	return r.Evaluate(ctx, modelInfo(e, m), s)
 }
 
-// mbSave writes the model's result file and rewrites the run's
-// leaderboard, so every finished model is on disk even if a later one fails.
-func mbSave(t *testing.T, res *microbench.Result) {
+// mbSave writes the model's result file and rewrites the run's leaderboard.
+func mbSave(t *testing.T, res *microbench.Result) error {
 	t.Helper()
-	mbResults.mu.Lock()
-	defer mbResults.mu.Unlock()
-	mbResults.results = append(mbResults.results, res)
-	dir, err := run.Sub("microbench")
-	if err != nil {
-		t.Fatal(err)
+	p, err := mbResults.Save(res)
+	if p != "" {
+		t.Logf("results in %s", p)
 	}
-	res.Run = run.Stamp()
-	p, err := microbench.WriteResult(dir, res.Model.Key, res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("results in %s", p)
-	if err := mbWriteLeaderboard(dir); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// mbWriteLeaderboard builds leaderboard.md from the result files in dir,
-// the same way a report over several runs would.
-func mbWriteLeaderboard(dir string) error {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return err
-	}
-	sort.Strings(paths)
-	results, err := microbench.ReadResults(paths...)
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(dir, "leaderboard.md"), []byte(microbench.Leaderboard(results)))
-}
-
-// mbItemSubtests gives every selected item and document a subtest. A
-// harness error fails it; a wrong answer is the model's result unless
-// -strict; then the regression checks run.
-func mbItemSubtests(t *testing.T, model string, tasks []*microbench.Task, res *microbench.Result, selected func(task, item string) bool) {
-	items := map[string]microbench.ItemRecord{}
-	for _, r := range res.Items {
-		items[r.Task+"/"+r.ID] = r
-	}
-	docs := map[string]microbench.DocumentRecord{}
-	for _, d := range res.Documents {
-		docs[d.ID] = d
-	}
-	for _, tk := range tasks {
-		if !anyMBItem([]*microbench.Task{tk}, selected) {
-			continue
-		}
-		t.Run(tk.ID, func(t *testing.T) {
-			for _, it := range tk.Items {
-				if !selected(tk.ID, it.ID) {
-					continue
-				}
-				t.Run(it.ID, func(t *testing.T) {
-					if tk.IsBPB() {
-						mbCheckDocument(t, docs[it.ID])
-						return
-					}
-					rec, ok := items[tk.ID+"/"+it.ID]
-					if !ok {
-						t.Skip("not scored: outside the -run filter")
-					}
-					mbCheckItem(t, model, rec)
-				})
-			}
-		})
-	}
-}
-
-func mbCheckItem(t *testing.T, model string, rec microbench.ItemRecord) {
-	t.Helper()
-	if rec.Error != "" {
-		t.Fatalf("not scored: %s", rec.Error)
-	}
-	verdict := "wrong"
-	if rec.Correct {
-		verdict = "correct"
-	}
-	pred, gold := rec.Choices[rec.Prediction], rec.Choices[rec.Gold]
-	t.Logf("%s: chose %q (%.4f) over gold %q (%.4f)%s", verdict, pred.Text, pred.Value, gold.Text, gold.Value, map[bool]string{true: ", left-truncated"}[rec.Truncated])
-	if *optStrict && !rec.Correct {
-		t.Errorf("-strict: %s chose %q, want %q", model, pred.Text, gold.Text)
-	}
-	// The gate's own strict mode stays off: -strict is enforced just above.
-	gate.Open(t, "microbench", model, *optUpdate).Item(t, rec.Task+"/"+rec.ID, rec.Correct)
-}
-
-// mbGate runs the model's gate subtest (TestMicrobench/<model>/gate): the
-// index against the baseline's threshold and the paired test on item
-// outcomes, or recording them under -update. A run that -run cut short has
-// no index (NaN), so only its items are checked.
-func mbGate(t *testing.T, model string, res *microbench.Result) {
-	score, se := math.NaN(), 0.0
-	if res.Index != nil && res.StandardErrors.Index != nil {
-		score, se = *res.Index, *res.StandardErrors.Index
-	}
-	gate.Open(t, "microbench", model, *optUpdate).Finish(t, score, se)
-}
-
-func mbCheckDocument(t *testing.T, d microbench.DocumentRecord) {
-	t.Helper()
-	if d.Error != "" {
-		t.Fatalf("not scored: %s", d.Error)
-	}
-	t.Logf("%.4f bits per byte: %.1f bits over %d bytes, %d tokens in %d windows", d.BitsPerByte, d.Bits, d.Bytes, d.Tokens, d.Windows)
+	return err
 }
 
 // TestMBRunFilterCutsWork: only the items a -run/-skip pattern selects
@@ -247,8 +117,8 @@ func TestMBRunFilterCutsWork(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := runfilter.New(tc.run, tc.skip)
 			require.NoError(t, err)
-			selected := mbSelected(f, "m")
-			assert.Equal(t, tc.items+tc.docs > 0, anyMBItem(tasks, selected))
+			r := mbRun(tasks, f.Under("TestMicrobench", "m"))
+			assert.Equal(t, tc.items+tc.docs > 0, r.AnySelected())
 			if tc.items+tc.docs == 0 {
 				return
 			}
@@ -256,7 +126,7 @@ func TestMBRunFilterCutsWork(t *testing.T) {
 				LogProb: func(lm.LLRequest) lm.LLResult { return lm.LLResult{LogProb: -1} },
 				Rolling: func(s string) lm.RollingResult { return lm.RollingResult{LogProb: -float64(len(s))} },
 			}
-			res, err := mbEvaluate(t.Context(), catalog.Entry{Key: "m"}, m, tasks, selected)
+			res, err := mbEvaluate(t.Context(), r, catalog.Entry{Key: "m"}, m)
 			require.NoError(t, err)
 			assert.Len(t, res.Items, tc.items)
 			assert.Len(t, res.Documents, tc.docs)
@@ -302,7 +172,7 @@ func TestMBOverCompletionsServer(t *testing.T) {
 		e.Chat = "no"
 		m, err := backends.Open(t.Context(), e)
 		require.NoError(t, err)
-		res, err := mbEvaluate(t.Context(), e, m, tasks, mbSelected(f, "api"))
+		res, err := mbEvaluate(t.Context(), mbRun(tasks, f.Under("TestMicrobench", "api")), e, m)
 		require.NoError(t, err)
 		require.Len(t, res.Items, 1)
 		rec := res.Items[0]
@@ -320,7 +190,7 @@ func TestMBOverCompletionsServer(t *testing.T) {
 		e.Chat = "no"
 		m, err := backends.Open(t.Context(), e)
 		require.NoError(t, err)
-		_, err = mbEvaluate(t.Context(), e, m, tasks, mbSelected(f, "api"))
+		_, err = mbEvaluate(t.Context(), mbRun(tasks, f.Under("TestMicrobench", "api")), e, m)
 		var re *microbench.RequestErrors
 		require.ErrorAs(t, err, &re)
 		assert.True(t, re.All(), "TestMicrobench stops the model on this error")

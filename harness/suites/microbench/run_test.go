@@ -1,0 +1,223 @@
+package microbench_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/feather-eval/feather/harness/lm"
+	"github.com/feather-eval/feather/harness/run/unit"
+	mb "github.com/feather-eval/feather/harness/suites/microbench"
+)
+
+// paths selects exactly the unit paths given as "task/id".
+func paths(want ...string) func(path ...string) bool {
+	return func(path ...string) bool { return slices.Contains(want, strings.Join(path, "/")) }
+}
+
+func TestRunSelectedCutsTheWork(t *testing.T) {
+	tasks, m := designedModel()
+	r := &mb.Run{Tasks: tasks, Selected: paths("pmi/b4", "bpb/doc-b")}
+	require.True(t, r.AnySelected())
+	res, err := r.Evaluate(context.Background(), m.Info(), m)
+	require.NoError(t, err)
+	calls := m.Calls()
+	assert.Len(t, calls.LogLikelihood, 8, "4 choices and their 4 null requests")
+	assert.Equal(t, []string{strings.Repeat("é", 30)}, calls.Rolling)
+	assert.Equal(t, 2, calls.Batches)
+	require.Len(t, res.Items, 1)
+	assert.Equal(t, []string{"pmi", "b4"}, res.Items[0].Path())
+	require.Len(t, res.Documents, 1)
+	assert.Equal(t, []string{"bpb", "doc-b"}, res.Documents[0].Path())
+
+	assert.False(t, (&mb.Run{Tasks: tasks, Selected: paths()}).AnySelected())
+	assert.True(t, (&mb.Run{Tasks: tasks}).AnySelected(), "nil Selected selects every unit")
+}
+
+func TestRunUnits(t *testing.T) {
+	tasks, m := designedModel()
+	inner := m.LogProb
+	m.LogProb = func(r lm.LLRequest) lm.LLResult {
+		if r.Context == "A3" && r.Continuation == " y" {
+			return lm.LLResult{Err: errors.New("backend exploded")}
+		}
+		return inner(r)
+	}
+	tasks[len(tasks)-1].Items[1].Text = "unscripted" // doc-b's request fails
+	r := &mb.Run{Tasks: tasks, Selected: paths("pairs/a1", "pairs/a3", "pairs/a4", "bytes/c2", "bpb/doc-a", "bpb/doc-b")}
+	res, err := r.Evaluate(context.Background(), m.Info(), m)
+	assert.True(t, mb.Partial(err), "%v", err)
+
+	assert.Equal(t, []unit.Unit{
+		{Path: []string{"pairs", "a1"}, Status: unit.Pass, Log: `correct: chose "x" (-1.0000) over gold "x" (-1.0000), left-truncated`},
+		{Path: []string{"pairs", "a3"}, Status: unit.Error, Log: `not scored: choice 1 " y": backend exploded`},
+		{Path: []string{"pairs", "a4"}, Status: unit.Fail, Log: `wrong: chose "x" (-1.0000) over gold "y" (-2.0000)`, Miss: `chose "x", want "y"`},
+		{Path: []string{"bytes", "c2"}, Status: unit.Pass, Log: `correct: chose "a" (-0.5000) over gold "a" (-0.5000), left-truncated`},
+		{Path: []string{"bpb", "doc-a"}, Status: unit.Measured, Log: "1.0000 bits per byte: 100.0 bits over 100 bytes, 10 tokens in 1 windows"},
+		{Path: []string{"bpb", "doc-b"}, Status: unit.Error, Log: "not scored: unscripted text"},
+	}, r.Units(res))
+
+	// A selected unit the result has no record of is skipped, not failed.
+	wider := &mb.Run{Tasks: tasks, Selected: paths("pairs/a1", "pairs/a2", "bpb/doc-c", "bpb/doc-a")}
+	tasks[len(tasks)-1].Items[1].ID = "doc-c"
+	assert.Equal(t, []unit.Unit{
+		{Path: []string{"pairs", "a1"}, Status: unit.Pass, Log: `correct: chose "x" (-1.0000) over gold "x" (-1.0000), left-truncated`},
+		{Path: []string{"pairs", "a2"}, Status: unit.Unsupported, Log: "not scored: outside the -run filter"},
+		{Path: []string{"bpb", "doc-a"}, Status: unit.Measured, Log: "1.0000 bits per byte: 100.0 bits over 100 bytes, 10 tokens in 1 windows"},
+		{Path: []string{"bpb", "doc-c"}, Status: unit.Unsupported, Log: "not scored: outside the -run filter"},
+	}, wider.Units(res))
+}
+
+func TestRunScores(t *testing.T) {
+	tasks, m := designedModel()
+	res, err := (&mb.Run{Tasks: tasks}).Evaluate(context.Background(), m.Info(), m)
+	require.NoError(t, err)
+	assert.Equal(t, []unit.Score{{Value: *res.Index, SE: *res.StandardErrors.Index}}, mb.Scores(res))
+	assert.InDelta(t, 40.57185520612712, mb.Scores(res)[0].Value, 1e-9)
+
+	tasks, m = designedModel()
+	res, err = (&mb.Run{Tasks: tasks, Selected: paths("pairs/a1")}).Evaluate(context.Background(), m.Info(), m)
+	require.NoError(t, err)
+	s := mb.Scores(res)
+	require.Len(t, s, 1)
+	assert.Nil(t, s[0].Section)
+	assert.True(t, math.IsNaN(s[0].Value), "a run -run cut short has no index")
+	assert.Zero(t, s[0].SE)
+}
+
+// TestRunOnUnitSaveAndNotes: every unit reaches OnUnit, then the result is
+// saved, then the notes are logged.
+func TestRunOnUnitSaveAndNotes(t *testing.T) {
+	for _, levels := range []bool{false, true} {
+		t.Run(fmt.Sprint("levels=", levels), func(t *testing.T) {
+			tasks, m := designedModel()
+			var events []string
+			var saved *mb.Result
+			r := &mb.Run{
+				Tasks:      tasks,
+				ShowLevels: levels,
+				OnUnit:     func(u unit.Unit) { events = append(events, "unit "+strings.Join(u.Path, "/")) },
+				Save:       func(res *mb.Result) error { saved = res; events = append(events, "save"); return nil },
+				Log:        func(text string) { events = append(events, text) },
+			}
+			res, err := r.Evaluate(context.Background(), m.Info(), m)
+			require.NoError(t, err)
+			assert.Same(t, res, saved)
+			var want []string
+			for _, u := range r.Units(res) {
+				want = append(want, "unit "+strings.Join(u.Path, "/"))
+			}
+			assert.Len(t, want, 22)
+			want = append(want, "save", mb.Summary(res)+"\n")
+			if levels {
+				want = append(want, mb.LevelsTable(res))
+			}
+			assert.Equal(t, want, events)
+		})
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	t.Run("nothing scored: saved, no notes", func(t *testing.T) {
+		tasks, m := designedModel()
+		m.LogProb = func(lm.LLRequest) lm.LLResult { return lm.LLResult{Err: errors.New("no")} }
+		var saved, units int
+		var notes []string
+		r := &mb.Run{Tasks: tasks, Selected: paths("pairs/a1"),
+			OnUnit: func(unit.Unit) { units++ },
+			Save:   func(*mb.Result) error { saved++; return nil },
+			Log:    func(s string) { notes = append(notes, s) }}
+		res, err := r.Evaluate(context.Background(), m.Info(), m)
+		require.NotNil(t, res)
+		var re *mb.RequestErrors
+		require.ErrorAs(t, err, &re)
+		assert.True(t, re.All())
+		assert.False(t, mb.Partial(err))
+		assert.Equal(t, 1, saved)
+		assert.Equal(t, 1, units)
+		assert.Empty(t, notes)
+	})
+	t.Run("failed batch: no result", func(t *testing.T) {
+		tasks, _ := designedModel()
+		saved := false
+		r := &mb.Run{Tasks: tasks, Save: func(*mb.Result) error { saved = true; return nil }}
+		res, err := r.Evaluate(context.Background(), lm.Info{}, batchError{})
+		assert.Nil(t, res)
+		assert.ErrorContains(t, err, "μBench: scoring")
+		assert.False(t, mb.Partial(err))
+		assert.False(t, saved)
+	})
+	t.Run("failed save ends the run", func(t *testing.T) {
+		tasks, m := designedModel()
+		var notes []string
+		r := &mb.Run{Tasks: tasks, Save: func(*mb.Result) error { return errors.New("disk full") },
+			Log: func(s string) { notes = append(notes, s) }}
+		res, err := r.Evaluate(context.Background(), m.Info(), m)
+		assert.NotNil(t, res)
+		assert.EqualError(t, err, "disk full")
+		assert.Empty(t, notes)
+	})
+	assert.False(t, mb.Partial(nil))
+	assert.False(t, mb.Partial(errors.New("other")))
+	assert.True(t, mb.Partial(fmt.Errorf("wrapped: %w", &mb.RequestErrors{Failed: 1, Total: 2})))
+}
+
+func TestCollectorWritesResultsAndLeaderboard(t *testing.T) {
+	tasks, m := designedModel()
+	res, err := (&mb.Run{Tasks: tasks}).Evaluate(context.Background(), m.Info(), m)
+	require.NoError(t, err)
+	root := t.TempDir()
+	dir := filepath.Join(root, "microbench")
+	made := 0
+	c := &mb.Collector{
+		Dir:   func() (string, error) { made++; return dir, os.MkdirAll(dir, 0o755) },
+		Stamp: func() string { return "20260704T101530Z" },
+	}
+	_, err = os.Stat(dir)
+	require.ErrorIs(t, err, os.ErrNotExist, "nothing made before the first save")
+
+	p1, err := c.Save(res)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "designed.json"), p1)
+	assert.Equal(t, "20260704T101530Z", res.Run)
+	back, err := mb.ReadResult(p1)
+	require.NoError(t, err)
+	assert.Equal(t, res, back)
+	board, err := os.ReadFile(filepath.Join(dir, "leaderboard.md"))
+	require.NoError(t, err)
+	assert.Equal(t, mb.Leaderboard([]*mb.Result{res}), string(board))
+
+	// The same model again gets its own file; the leaderboard lists both.
+	p2, err := c.Save(res)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "designed-2.json"), p2)
+	board, err = os.ReadFile(filepath.Join(dir, "leaderboard.md"))
+	require.NoError(t, err)
+	assert.Equal(t, mb.Leaderboard([]*mb.Result{res, res}), string(board))
+	assert.Equal(t, 2, made)
+
+	_, err = (&mb.Collector{Dir: func() (string, error) { return "", errors.New("no run dir") }}).Save(res)
+	assert.EqualError(t, err, "no run dir")
+}
+
+func TestCollectorReportsTheResultFileWhenTheLeaderboardFails(t *testing.T) {
+	tasks, m := designedModel()
+	res, err := (&mb.Run{Tasks: tasks, Selected: paths("pairs/a1")}).Evaluate(context.Background(), m.Info(), m)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "stray.json"), []byte(`{"suite": "Featherbench"}`), 0o644))
+	c := &mb.Collector{Dir: func() (string, error) { return dir, nil }}
+	p, err := c.Save(res)
+	assert.Equal(t, filepath.Join(dir, "designed.json"), p)
+	assert.ErrorContains(t, err, `suite is "Featherbench"`)
+	assert.Empty(t, res.Run, "no Stamp, no run recorded")
+}
