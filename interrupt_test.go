@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/fake"
 	"github.com/feather-eval/feather/harness/run/interrupt"
@@ -27,21 +26,16 @@ func withInterrupts(f func(w *interrupt.Watcher)) {
 }
 
 // TestInterruptStartsNoNewWork: after Ctrl-C a suite sends nothing more to
-// a model, and its subtests say why they were skipped.
+// a model, and produces no units.
 func TestInterruptStartsNoNewWork(t *testing.T) {
 	ds, err := featherweight.Load("testdata/featherweight/featherweight.jsonl")
 	require.NoError(t, err)
 	withInterrupts(func(w *interrupt.Watcher) {
 		w.Interrupt(os.Interrupt, time.Hour, io.Discard)
 		m := &fake.Model{ModelInfo: lm.Info{Key: "m"}, Reply: fake.Text("A")}
-		var styles []*testing.T
-		res := fwEvaluateModel(t, catalog.Entry{Key: "m"}, m, featherweight.Styles, ds.Items,
-			func(featherweight.Style, string) bool { return true }, func(*testing.T, string, featherweight.Record) {},
-			func(t *testing.T, _ string, _ featherweight.Style, _ []featherweight.Record) {
-				styles = append(styles, t)
-			})
+		res := fwRun(t, featherweight.Styles, ds.Items, nil).Model(workContext(t), m.Info(), m)
 		assert.Empty(t, res.Records)
-		assert.Empty(t, styles, "no style ran")
+		assert.Empty(t, res.Units, "no style ran")
 		assert.Zero(t, m.Calls().Batches, "no prompt was sent")
 	})
 }
