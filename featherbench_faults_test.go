@@ -1,7 +1,6 @@
 package feather_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/run/rundir"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
 )
 
 // TestFBRunSurvivesFaults runs Featherbench through a server that fails
@@ -52,10 +52,10 @@ func TestFBRunSurvivesFaults(t *testing.T) {
 	})
 	run := func(s *fakeserver.Server, name string) []string {
 		dir := t.TempDir()
-		records := runFeatherbench(t, fbConfig{
-			Catalog: fbTwoModels(t, s, "vendor/shaky"), TasksDir: fbTestTasks, Trials: 1, Concurrency: 8, Rubric: fbRubricOptions{Off: true},
-			Run: rundir.New(filepath.Join(dir, name), time.Now()), Stdout: os.Stdout,
-		})
+		records := runFeatherbench(t, featherbench.Config{
+			Catalog: fbTwoModels(t, s, "vendor/shaky"), TasksDir: fbTestTasks, Trials: 1, Concurrency: 8, Rubric: featherbench.RubricOptions{Off: true},
+			Dir: rundir.New(filepath.Join(dir, name), time.Now()),
+		}, false)
 		require.Len(t, records, 16, "every trial is recorded")
 		for _, r := range records {
 			assert.Nil(t, r.Error, "%s/%s recovered", r.Model, r.Task)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/run/rundir"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
 )
 
 // TestFBOpenRouterCatalogThroughFakeServer runs two models of the shipped
@@ -33,10 +34,10 @@ func TestFBOpenRouterCatalogThroughFakeServer(t *testing.T) {
 	cat := filepath.Join(t.TempDir(), "models.json")
 	require.NoError(t, os.WriteFile(cat, data, 0o644))
 
-	records := runFeatherbench(t, fbConfig{
+	records := runFeatherbench(t, featherbench.Config{
 		Catalog: cat, TasksDir: fbTestTasks, Models: []string{"fable-5", "glm-5.3"}, TaskIDs: []string{"realworld-benign"},
-		Trials: 1, Concurrency: 2, Run: rundir.New(filepath.Join(t.TempDir(), "results"), time.Now()), Stdout: os.Stdout,
-	})
+		Trials: 1, Concurrency: 2, Dir: rundir.New(filepath.Join(t.TempDir(), "results"), time.Now()),
+	}, false)
 	require.Len(t, records, 2)
 	for _, r := range records {
 		assert.True(t, *r.Passed, r.Model)

@@ -26,17 +26,28 @@ const fbTestTasks = "testdata/featherbench/tasks"
 
 func TestFBDryRunCallsNothing(t *testing.T) {
 	fbNeedWholeRun(t, []string{"fable-5"}, 3)
-	var out bytes.Buffer
-	recs := runFeatherbench(t, fbConfig{
+	results := filepath.Join(t.TempDir(), "results")
+	plan := fbPlan(t, featherbench.Config{
 		Catalog: "models/models.json", TasksDir: fbTestTasks, Categories: []string{"data", "security"},
-		Trials: 3, Concurrency: 1, DryRun: true, Run: rundir.New(filepath.Join(t.TempDir(), "results"), time.Now()), Stdout: &out,
+		Trials: 3, Concurrency: 1, Dir: rundir.New(results, time.Now()),
 	})
-	assert.Nil(t, recs)
-	plan := out.String()
 	assert.Contains(t, plan, "models (10): fable-5, opus-5, gpt-5.5, gpt-5.6-luna, gpt-5.6-terra, gpt-5.6-sol, glm-5.3, gemini-3.7-flash, grok-4.6, deepseek-v4-pro\n")
 	assert.Contains(t, plan, "generation calls: 120 (10 models × 4 tasks × 3 trials)\nrubric calls: 30 per judge × 1 judge (fable-5) = 30\nupper bound: 150 API calls, before retries\n",
 		"the default judge is counted although it is a contestant too")
-	assert.NoDirExists(t, filepath.Join(t.TempDir(), "results"), "a dry run writes nothing")
+	assert.NoDirExists(t, results, "a dry run writes nothing")
+}
+
+// fbPlan is the dry-run plan of c with every trial selected; a dry run
+// records nothing.
+func fbPlan(t *testing.T, c featherbench.Config) string {
+	t.Helper()
+	c.DryRun = true
+	fb, err := featherbench.NewRun(c)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	fb.WritePlan(&out)
+	assert.Nil(t, fb.Records())
+	return out.String()
 }
 
 // fbNeedWholeRun skips a test whose assertions count every trial when
@@ -136,10 +147,10 @@ func TestFBThroughFakeServer(t *testing.T) {
 		"unused": {"backend": "openai", "base_url": "`+s.URL+`", "model": "vendor/unused"}
 	}`), 0o644))
 	results := filepath.Join(dir, "results")
-	records := runFeatherbench(t, fbConfig{
-		Catalog: cat, TasksDir: fbTestTasks, Trials: 2, Concurrency: 8, Rubric: fbRubricOptions{Off: true},
-		Run: rundir.New(results, time.Date(2026, 7, 4, 10, 15, 30, 0, time.UTC)), Stdout: os.Stdout,
-	})
+	records := runFeatherbench(t, featherbench.Config{
+		Catalog: cat, TasksDir: fbTestTasks, Trials: 2, Concurrency: 8, Rubric: featherbench.RubricOptions{Off: true},
+		Dir: rundir.New(results, time.Date(2026, 7, 4, 10, 15, 30, 0, time.UTC)),
+	}, false)
 	if t.Failed() {
 		return
 	}

@@ -26,7 +26,7 @@ type Model struct {
 	MaxNewTokens int
 	Sampling     lm.Sampling
 	// CacheID is what the response cache knows the model by
-	// (respcache.FromEntry of its catalog entry).
+	// (respcache.ForModel of its catalog entry; see ModelFor).
 	CacheID respcache.ModelID
 }
 
@@ -58,6 +58,9 @@ type Runner struct {
 	// Stop, when it ends, starts no new trial; those in flight run on
 	// under the ctx given to Run (nil: never). It is the first Ctrl-C.
 	Stop context.Context
+	// OnRecord, when set, sees each record once Out has kept it, from the
+	// goroutine that ran the trial: the seam for live progress.
+	OnRecord func(Record)
 
 	once sync.Once
 	sem  chan struct{}
@@ -110,8 +113,8 @@ func (r *Runner) Run(ctx context.Context, models []Model, tasks []Task) ([]Recor
 // the run: no money is spent on answers that cannot be kept. An ended Stop
 // is not an error: the caller knows it stopped the run.
 func (r *Runner) RunModel(ctx context.Context, m Model, tasks []Task) ([]Record, error) {
-	if r.Concurrency < 1 || r.Trials < 1 {
-		return nil, fmt.Errorf("featherbench: concurrency and trials must be at least 1 (got %d and %d)", r.Concurrency, r.Trials)
+	if err := checkCounts(r.Trials, r.Concurrency); err != nil {
+		return nil, err
 	}
 	r.once.Do(func() { r.sem = make(chan struct{}, r.Concurrency) })
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -132,12 +135,16 @@ func (r *Runner) RunModel(ctx context.Context, m Model, tasks []Task) ([]Record,
 			if !ok {
 				return
 			}
+			recs[i] = &rec
 			if r.Out != nil {
 				if err := r.Out.Write(rec); err != nil {
 					cancel(err)
+					return
 				}
 			}
-			recs[i] = &rec
+			if r.OnRecord != nil {
+				r.OnRecord(rec)
+			}
 		}()
 	}
 	wg.Wait()

@@ -449,5 +449,7 @@ func TestRunStopsWhenRecordsCannotBeWritten(t *testing.T) {
 
 func TestRunRejectsBadSettings(t *testing.T) {
 	_, err := (&Runner{Trials: 1}).RunModel(context.Background(), Model{Key: "m"}, nil)
-	assert.EqualError(t, err, "featherbench: concurrency and trials must be at least 1 (got 0 and 1)")
+	assert.EqualError(t, err, "-fb.concurrency is 0; it must be at least 1")
+	_, err = (&Runner{Trials: 0, Concurrency: 2}).RunModel(context.Background(), Model{Key: "m"}, nil)
+	assert.EqualError(t, err, "-fb.trials is 0; it must be at least 1")
 }
