@@ -58,3 +58,10 @@ func TestWithDefaults(t *testing.T) {
 	}{m, m}
 	assert.Equal(t, lm.Model(scoreOnly), lm.WithDefaults(scoreOnly, lm.Defaults{MaxNewTokens: 64}), "nothing to apply to a model that cannot generate")
 }
+
+func TestTrial(t *testing.T) {
+	ctx := context.Background()
+	assert.Equal(t, 1, lm.Trial(ctx), "a request outside any trial is the first")
+	assert.Equal(t, 3, lm.Trial(lm.WithTrial(ctx, 3)))
+	assert.Equal(t, 2, lm.Trial(lm.WithTrial(lm.WithTrial(ctx, 3), 2)), "the innermost mark wins")
+}

@@ -113,6 +113,9 @@ type GenerateResult struct {
 	TTFT    time.Duration `json:"ttft_ns"`
 	Wall    time.Duration `json:"wall_ns"`
 	Retries int           `json:"retries,omitempty"`
+	// Cached is set when a response cache answered instead of the model
+	// (see respcache); it is never stored.
+	Cached bool `json:"-"`
 	// Err is set when the request failed; the other fields may be partial.
 	Err error `json:"-"`
 }
