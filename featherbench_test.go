@@ -1,17 +1,27 @@
 package feather_test
 
 import (
+	"context"
 	"errors"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/respcache"
 	"github.com/feather-eval/feather/harness/report"
 	"github.com/feather-eval/feather/harness/run/options"
+	"github.com/feather-eval/feather/harness/run/progress"
+	"github.com/feather-eval/feather/harness/run/rundir"
 	"github.com/feather-eval/feather/harness/run/runfilter"
 	"github.com/feather-eval/feather/harness/run/unit"
 	"github.com/feather-eval/feather/harness/suites/featherbench"
@@ -41,7 +51,7 @@ var (
 // -fb.concurrency trials in flight.
 func TestFeatherbench(t *testing.T) {
 	sandbox.AllowUnisolated(*optFBUnisolated)
-	runFeatherbench(t, featherbench.Config{
+	fbTracked(t, tracker, featherbench.Config{
 		TasksDir: *optFBTasksDir, TaskIDs: options.List(*optFBTasks), Categories: options.List(*optFBCategories),
 		Catalog: *optFBCatalog, Models: suiteModels(*optFBModels),
 		Trials: *optFBTrials, Concurrency: *optFBConcurrency, DryRun: *optFBDryRun,
@@ -65,6 +75,16 @@ func fbCacheDir() string {
 // order, decides what is in flight.
 func runFeatherbench(t *testing.T, c featherbench.Config, gated bool) []featherbench.Record {
 	t.Helper()
+	return fbTracked(t, nil, c, gated)
+}
+
+// fbTracked is runFeatherbench with each model's progress on tr: its
+// trials, counting those a resumed run recorded.
+func fbTracked(t *testing.T, tr *progress.Tracker, c featherbench.Config, gated bool) []featherbench.Record {
+	t.Helper()
+	if tr != nil {
+		c.OnUnit = func(model string, u unit.Unit) { tr.Task("featherbench", model).Unit(u) }
+	}
 	if c.Selected == nil {
 		c.Selected = runfilter.FromFlags().Under(strings.Split(t.Name(), "/")...)
 	}
@@ -85,7 +105,7 @@ func runFeatherbench(t *testing.T, c featherbench.Config, gated bool) []featherb
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t.Run(e.Key, func(t *testing.T) { fbModel(t, fb, e, gated) })
+			t.Run(e.Key, func(t *testing.T) { fbModel(t, tr, fb, e, gated) })
 		}()
 	}
 	wg.Wait()
@@ -97,7 +117,7 @@ func runFeatherbench(t *testing.T, c featherbench.Config, gated bool) []featherb
 
 // fbModel is one model's subtest: it opens the model only when it has
 // trials to ask, and gives each of its trials a subtest.
-func fbModel(t *testing.T, fb *featherbench.Run, e catalog.Entry, gated bool) {
+func fbModel(t *testing.T, tr *progress.Tracker, fb *featherbench.Run, e catalog.Entry, gated bool) {
 	var gen lm.Generator
 	if fb.Pending(e.Key) {
 		var ok bool
@@ -105,11 +125,39 @@ func fbModel(t *testing.T, fb *featherbench.Run, e catalog.Entry, gated bool) {
 			t.Fatalf("model %q (backend %s) cannot generate text, which Featherbench needs", e.Key, e.Backend)
 		}
 	}
-	recs, err := fb.RunModel(workContext(t), e, gen)
+	recs, err := fbRunModel(workContext(t), tr, fb, e, gen)
 	if err != nil {
 		t.Error(err)
 	}
 	o := unitOptions("featherbench", e.Key)
 	o.Gate = gated
 	unit.Subtests(t, o, featherbench.Units(recs), featherbench.Scores(recs))
+}
+
+// fbRunModel runs one model with its progress on tr, when it has trials
+// to ask.
+func fbRunModel(ctx context.Context, tr *progress.Tracker, fb *featherbench.Run, e catalog.Entry, gen lm.Generator) ([]featherbench.Record, error) {
+	if gen != nil {
+		total, done := fb.Planned(e.Key)
+		defer tr.Start("featherbench", e.Key, total, done).End()
+	}
+	return fb.RunModel(ctx, e, gen)
+}
+
+// TestFBProgress: models side by side in the shared pool each feed their
+// own progress task with their trials.
+func TestFBProgress(t *testing.T) {
+	fbNeedWholeRun(t, []string{"good", "shaky"}, 1)
+	s := fakeserver.Start(t, fbFakeScript(fbTaskPrompts(t)))
+	var b strings.Builder
+	tr := progress.New(progress.Output{W: &b, Now: func() time.Time { return time.Time{} }})
+	records := fbTracked(t, tr, featherbench.Config{
+		Catalog: fbTwoModels(t, s, "vendor/shaky"), TasksDir: fbTestTasks, Trials: 1, Concurrency: 4, Rubric: featherbench.RubricOptions{Off: true},
+		Dir: rundir.New(filepath.Join(t.TempDir(), "results"), time.Date(2026, 7, 4, 10, 15, 30, 0, time.UTC)),
+	}, false)
+	require.Len(t, records, 16)
+	tr.Close()
+	lines := strings.Split(b.String(), "\n")
+	slices.Sort(lines[:2]) // the models finish in either order
+	assert.Equal(t, []string{"featherbench good  8/8 units in 0s", "featherbench shaky  8/8 units in 0s", "feather: finished in 0s", ""}, lines)
 }

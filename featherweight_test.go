@@ -1,19 +1,23 @@
 package feather_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/fake"
 	"github.com/feather-eval/feather/harness/run/options"
+	"github.com/feather-eval/feather/harness/run/progress"
 	"github.com/feather-eval/feather/harness/run/runfilter"
 	"github.com/feather-eval/feather/harness/run/unit"
 	"github.com/feather-eval/feather/harness/suites/featherweight"
@@ -48,7 +52,7 @@ func TestFeatherweight(t *testing.T) {
 				return // -run names other items: load nothing
 			}
 			info, g := fwOpen(t, e)
-			out := fw.Model(workContext(t), info, g)
+			out := fwTracked(workContext(t), tracker, fw, e.Key, info, g)
 			if err := results.Add(out.ModelResult); err != nil {
 				t.Error(err)
 			}
@@ -61,6 +65,15 @@ func TestFeatherweight(t *testing.T) {
 // after Ctrl-C and logs its notes to t.
 func fwRun(t *testing.T, styles []featherweight.Style, items []featherweight.Item, selected func(...string) bool) *featherweight.Run {
 	return &featherweight.Run{Items: items, Styles: styles, Selected: selected, Stop: interrupts.Stop(), Logf: t.Logf}
+}
+
+// fwTracked runs one model with its progress on tr: a unit per item and
+// style.
+func fwTracked(ctx context.Context, tr *progress.Tracker, fw *featherweight.Run, key string, info lm.Info, g lm.Generator) featherweight.Outcome {
+	task := tr.Start("featherweight", key, fw.Planned(), 0)
+	defer task.End()
+	fw.OnUnit = task.Unit
+	return fw.Model(ctx, info, g)
 }
 
 // fwOpen opens a catalog model for Featherweight, which needs it to
@@ -227,4 +240,24 @@ func TestFWThroughEndpoints(t *testing.T) {
 		assert.Equal(t, 0.0, body["temperature"])
 		assert.Equal(t, 1.0, body["top_p"])
 	}
+}
+
+// TestFWProgress: a model's run starts its progress task with the units
+// planned, a unit per selected item and style, feeds it each one and ends
+// it with the count.
+func TestFWProgress(t *testing.T) {
+	ds, err := featherweight.Load("testdata/featherweight/featherweight.jsonl")
+	require.NoError(t, err)
+	f, err := runfilter.New("TestFeatherweight/m/./geo0[12]$", "")
+	require.NoError(t, err)
+	clock := time.Date(2026, 7, 4, 10, 0, 0, 0, time.UTC)
+	tick := func() time.Time { clock = clock.Add(time.Second); return clock }
+	var b strings.Builder
+	tr := progress.New(progress.Output{W: &b, TTY: true, Now: tick})
+	m := &fake.Model{ModelInfo: lm.Info{Key: "m"}, Reply: fake.Text("A")}
+	fwTracked(workContext(t), tr, fwRun(t, featherweight.Styles, ds.Items, f.Under("TestFeatherweight", "m")), "m", m.Info(), m)
+	tr.Close()
+	assert.Equal(t, "featherweight m  0/4"+
+		"\r\033[Kfeatherweight m  4/4 units in 1s\n"+
+		"feather: finished in 3s\n", b.String())
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/run/interrupt"
 	"github.com/feather-eval/feather/harness/run/options"
+	"github.com/feather-eval/feather/harness/run/progress"
 	"github.com/feather-eval/feather/harness/run/rundir"
 	"github.com/feather-eval/feather/harness/run/unit"
 )
@@ -36,15 +37,23 @@ var run *rundir.Dir
 // calls in flight get -grace to finish, and finished results are written.
 var interrupts = interrupt.New()
 
+// tracker shows each suite's progress per model while the run goes: on the
+// terminal, or a line every 30 s in a log. nil (FEATHER_PROGRESS=0) is off.
+var tracker *progress.Tracker
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if err := options.Default.Err(); err != nil {
 		fmt.Fprintf(os.Stderr, "feather: %v\n", err)
 		os.Exit(2)
 	}
+	var err error
+	if tracker, err = progress.Open(os.Getenv); err != nil {
+		fmt.Fprintf(os.Stderr, "feather: %v\n", err)
+		os.Exit(2)
+	}
 	run = rundir.New(*optResults, time.Now())
 	if *optResume != "" {
-		var err error
 		if run, err = rundir.Existing(*optResume); err != nil {
 			fmt.Fprintf(os.Stderr, "feather: %v\n", err)
 			os.Exit(2)
@@ -53,6 +62,7 @@ func TestMain(m *testing.M) {
 	var release func()
 	interrupts, release = interrupt.Watch(*optGrace, os.Stderr)
 	code := m.Run()
+	tracker.Close() // the whole run's time
 	release()
 	closeModels()
 	if run.Created() {

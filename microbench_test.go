@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,6 +18,7 @@ import (
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/fake"
 	"github.com/feather-eval/feather/harness/run/options"
+	"github.com/feather-eval/feather/harness/run/progress"
 	"github.com/feather-eval/feather/harness/run/runfilter"
 	"github.com/feather-eval/feather/harness/run/unit"
 	"github.com/feather-eval/feather/harness/suites/microbench"
@@ -61,7 +64,7 @@ func TestMicrobench(t *testing.T) {
 			}
 			r.Save = func(res *microbench.Result) error { return mbSave(t, res) }
 			r.ShowLevels, r.Log = *optMBShowLevels, func(s string) { fmt.Print(s) }
-			res, err := mbEvaluate(workContext(t), r, e, openModel(t, e))
+			res, err := mbTracked(workContext(t), tracker, r, e, openModel(t, e))
 			switch {
 			case microbench.Partial(err):
 				t.Error(err) // the failed items fail below; the rest stand
@@ -86,6 +89,15 @@ func mbEvaluate(ctx context.Context, r *microbench.Run, e catalog.Entry, m lm.Mo
 		return nil, fmt.Errorf("model %q (backend %s) cannot score log-likelihoods, which μBench needs; use a local ONNX model or an OpenAI-compatible completions server that returns prompt log-probs", e.Key, e.Backend)
 	}
 	return r.Evaluate(ctx, modelInfo(e, m), s)
+}
+
+// mbTracked scores one model with its progress on tr: the units arrive
+// together, once the batches are back.
+func mbTracked(ctx context.Context, tr *progress.Tracker, r *microbench.Run, e catalog.Entry, m lm.Model) (*microbench.Result, error) {
+	task := tr.Start("microbench", e.Key, r.Planned(), 0)
+	defer task.End()
+	r.OnUnit = task.Unit
+	return mbEvaluate(ctx, r, e, m)
 }
 
 // mbSave writes the model's result file and rewrites the run's leaderboard.
@@ -198,4 +210,23 @@ func TestMBOverCompletionsServer(t *testing.T) {
 		assert.Contains(t, err.Error(), "the server dropped the prompt's log-probs")
 		assert.Contains(t, err.Error(), "vLLM does")
 	})
+}
+
+// TestMBProgress: a model's run feeds its progress task with every
+// selected item and document, once the batches are back.
+func TestMBProgress(t *testing.T) {
+	tasks, err := mbTasks()
+	require.NoError(t, err)
+	f, err := runfilter.New("TestMicrobench/m/^(agreement|bpb)$/^(agreement-00[12]|bpb-kite)$", "")
+	require.NoError(t, err)
+	var b strings.Builder
+	tr := progress.New(progress.Output{W: &b, Now: func() time.Time { return time.Time{} }})
+	m := &fake.Model{
+		LogProb: func(lm.LLRequest) lm.LLResult { return lm.LLResult{LogProb: -1} },
+		Rolling: func(s string) lm.RollingResult { return lm.RollingResult{LogProb: -float64(len(s))} },
+	}
+	_, err = mbTracked(t.Context(), tr, mbRun(tasks, f.Under("TestMicrobench", "m")), catalog.Entry{Key: "m"}, m)
+	require.NoError(t, err)
+	tr.Close()
+	assert.Equal(t, "microbench m  3/3 units in 0s\nfeather: finished in 0s\n", b.String(), "2 items and a document")
 }

@@ -26,6 +26,7 @@ func runLeaderboard(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "\nMerges the runs (results/<stamp> directories) into one leaderboard per suite: Featherbench by")
 		fmt.Fprintln(stderr, "pass rate with cost, latency and rubric; μBench by index with the significance rule; Featherweight")
 		fmt.Fprintln(stderr, "with both prompt columns. Writes leaderboard.md and summary.json and prints the Markdown.")
+		fmt.Fprintln(stderr, "The run directories of a sharded run (-shard i/n), or a folder of them, are merged into one run.")
 		fs.PrintDefaults()
 	}
 	dirs, err := parseInterspersed(fs, args)

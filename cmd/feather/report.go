@@ -29,6 +29,7 @@ func runReport(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: feather report RUN_DIR... [--events test-events.json] [--junit junit.xml] [--out DIR] [--tasks DIR]")
 		fmt.Fprintln(stderr, "\nRUN_DIR is a run directory such as results/latest or results/<stamp>. Writes <suite>.md and")
 		fmt.Fprintln(stderr, "<suite>.html for each suite found, tests.md and tests.html for go test results, and index.html.")
+		fmt.Fprintln(stderr, "The run directories of a sharded run (-shard i/n), or a folder of them, are merged into one run.")
 		fs.PrintDefaults()
 	}
 	dirs, err := parseInterspersed(fs, args)

@@ -6,11 +6,13 @@ package runs
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/feather-eval/feather/harness/run/shard"
 	"github.com/feather-eval/feather/harness/suites/featherbench"
 	"github.com/feather-eval/feather/harness/suites/featherweight"
 	"github.com/feather-eval/feather/harness/suites/microbench"
@@ -34,6 +36,9 @@ type Set struct {
 	Microbench    *Microbench
 	// Notes say what was passed over and why, for the report to show.
 	Notes []string
+	// folded are the run directories of shards 2..n of a sharded run:
+	// the run goes by its first shard's stamp.
+	folded map[string]bool
 }
 
 // Featherbench is every trial record found, in directory and file order.
@@ -85,53 +90,35 @@ type Options struct {
 }
 
 // Load reads run directories. Each argument is a run directory
-// (results/<stamp> or results/latest) or one suite's subdirectory of one.
+// (results/<stamp> or results/latest), one suite's subdirectory of one, or
+// a folder of shard run directories. The shards of a sharded run (-shard)
+// are merged into one run equal to an unsharded one; they must all be
+// there, each once.
 func Load(dirs []string, opt Options) (*Set, error) {
+	found, err := find(dirs)
+	if err != nil {
+		return nil, err
+	}
+	var parts []shard.Part
+	for _, d := range found {
+		if !d.shard.Whole() {
+			parts = append(parts, shard.Part{Dir: d.path, Shard: d.shard})
+		}
+	}
+	if parts, err = shard.Check(parts); err != nil {
+		return nil, err
+	}
 	s := &Set{}
-	seen := map[string]bool{}
-	for _, d := range dirs {
-		real, err := filepath.EvalSymlinks(d)
+	for _, d := range found {
+		switch {
+		case d.shard.Whole():
+			s.Dirs = append(s.Dirs, d.path)
+			err = s.loadRun(d.path)
+		case d.shard.Index == 1:
+			err = s.loadShards(parts)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("run directory %s: %w", d, err)
-		}
-		if info, err := os.Stat(real); err != nil || !info.IsDir() {
-			return nil, fmt.Errorf("%s is not a directory; pass run directories such as results/latest or results/<stamp>", d)
-		}
-		if seen[real] {
-			continue
-		}
-		seen[real] = true
-		s.Dirs = append(s.Dirs, real)
-
-		suites := map[string]string{}
-		switch base := filepath.Base(real); base {
-		case FeatherbenchDir, FeatherweightDir, MicrobenchDir:
-			suites[base] = real
-		default:
-			for _, sub := range []string{FeatherbenchDir, FeatherweightDir, MicrobenchDir} {
-				if isDir(filepath.Join(real, sub)) {
-					suites[sub] = filepath.Join(real, sub)
-				}
-			}
-		}
-		if len(suites) == 0 {
-			return nil, fmt.Errorf("%s holds no results: a run directory has a featherweight/, microbench/ or featherbench/ subdirectory; pass results/latest or results/<stamp>", d)
-		}
-		stamp := stampOf(real)
-		if p := suites[FeatherbenchDir]; p != "" {
-			if err := s.loadFeatherbench(p); err != nil {
-				return nil, err
-			}
-		}
-		if p := suites[FeatherweightDir]; p != "" {
-			if err := s.loadFeatherweight(p, stamp); err != nil {
-				return nil, err
-			}
-		}
-		if p := suites[MicrobenchDir]; p != "" {
-			if err := s.loadMicrobench(p, stamp); err != nil {
-				return nil, err
-			}
+			return nil, err
 		}
 	}
 	if s.Featherbench != nil && opt.TasksDir != "" {
@@ -146,6 +133,121 @@ func Load(dirs []string, opt Options) (*Set, error) {
 		}
 	}
 	return s, nil
+}
+
+// found is a run directory to read (or one suite's subdirectory of one)
+// and the shard it holds.
+type found struct {
+	path  string
+	shard shard.Shard
+}
+
+// find resolves the arguments to run directories, without repeats: a
+// folder that holds no suite results stands for the shard run directories
+// below it.
+func find(dirs []string) ([]found, error) {
+	var out []found
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			return nil, fmt.Errorf("run directory %s: %w", d, err)
+		}
+		if info, err := os.Stat(real); err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("%s is not a directory; pass run directories such as results/latest or results/<stamp>", d)
+		}
+		runDirs := []string{real}
+		if len(suitesIn(real)) == 0 {
+			if runDirs, err = shardsBelow(real); err != nil {
+				return nil, err
+			}
+		}
+		if len(runDirs) == 0 {
+			return nil, fmt.Errorf("%s holds no results: a run directory has a featherweight/, microbench/ or featherbench/ subdirectory; pass results/latest or results/<stamp>", d)
+		}
+		for _, p := range runDirs {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			sh, _, err := shard.ReadMarker(runDirOf(p))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, found{path: p, shard: sh})
+		}
+	}
+	return out, nil
+}
+
+// suitesIn maps the suites a run directory (or one suite's subdirectory
+// of one) holds results of to their folders.
+func suitesIn(dir string) map[string]string {
+	if base := filepath.Base(dir); isSuite(base) {
+		return map[string]string{base: dir}
+	}
+	suites := map[string]string{}
+	for _, sub := range []string{FeatherbenchDir, FeatherweightDir, MicrobenchDir} {
+		if isDir(filepath.Join(dir, sub)) {
+			suites[sub] = filepath.Join(dir, sub)
+		}
+	}
+	return suites
+}
+
+// runDirOf is the run directory of a run directory or of one suite's
+// subdirectory of one.
+func runDirOf(dir string) string {
+	if isSuite(filepath.Base(dir)) {
+		return filepath.Dir(dir)
+	}
+	return dir
+}
+
+// shardsBelow finds the shard run directories (those with a shard
+// marker) under root, in path order. Links are not followed, so
+// results/latest is not found twice.
+func shardsBelow(root string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && d.Name() == shard.MarkerFile {
+			out = append(out, filepath.Dir(p))
+		}
+		if d.IsDir() && isSuite(d.Name()) {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return out, err
+}
+
+func isSuite(name string) bool {
+	return name == FeatherbenchDir || name == FeatherweightDir || name == MicrobenchDir
+}
+
+// loadRun reads one run directory's suites into s.
+func (s *Set) loadRun(dir string) error {
+	suites := suitesIn(dir)
+	stamp := stampOf(dir)
+	if p := suites[FeatherbenchDir]; p != "" {
+		if err := s.loadFeatherbench(p); err != nil {
+			return err
+		}
+	}
+	if p := suites[FeatherweightDir]; p != "" {
+		if err := s.loadFeatherweight(p, stamp); err != nil {
+			return err
+		}
+	}
+	if p := suites[MicrobenchDir]; p != "" {
+		if err := s.loadMicrobench(p, stamp); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func isDir(p string) bool {
@@ -265,11 +367,14 @@ func (s *Set) Empty() bool {
 	return s.Featherbench == nil && s.Featherweight == nil && s.Microbench == nil
 }
 
-// Stamps lists the run stamps (directory names) of the run directories.
+// Stamps lists the run stamps (directory names) of the run directories;
+// a sharded run is one run, named by its first shard's stamp.
 func (s *Set) Stamps() []string {
 	var out []string
 	for _, d := range s.Dirs {
-		out = append(out, stampOf(d))
+		if !s.folded[d] {
+			out = append(out, stampOf(d))
+		}
 	}
 	return out
 }

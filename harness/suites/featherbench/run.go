@@ -56,9 +56,10 @@ type Config struct {
 	Report func(path string, recs []Record, tasks []Task) error
 	// Logf takes the run's notes (nil: dropped).
 	Logf func(format string, args ...any)
-	// OnUnit, when set, sees each new trial's unit once its record is
-	// written, from the goroutine that ran it.
-	OnUnit func(unit.Unit)
+	// OnUnit, when set, sees each new trial's unit, with its model's key
+	// (models share the pool), once its record is written, from the
+	// goroutine that ran it.
+	OnUnit func(model string, u unit.Unit)
 }
 
 // RunDir is the run directory as rundir.Dir gives it: created on first
@@ -229,7 +230,7 @@ func (r *Run) asks(model, task string, trial int) bool {
 
 func (r *Run) onRecord(rec Record) {
 	if r.c.OnUnit != nil {
-		r.c.OnUnit(rec.Unit())
+		r.c.OnUnit(rec.Model, rec.Unit())
 	}
 }
 
@@ -251,6 +252,25 @@ func (r *Run) Pending(model string) bool {
 	return len(r.runner.Jobs(model, r.tasks)) > 0 && (r.c.Stop == nil || r.c.Stop.Err() == nil)
 }
 
+// Planned is how many of the model's selected trials the run holds when
+// RunModel has asked them all: those still to ask and, done, those a
+// resumed run recorded.
+func (r *Run) Planned(model string) (total, done int) {
+	done = len(r.resumed(model))
+	return len(r.runner.Jobs(model, r.tasks)) + done, done
+}
+
+// resumed are the model's selected trials that the resumed run recorded.
+func (r *Run) resumed(model string) []Record {
+	var recs []Record
+	for _, rec := range r.prior.Of(model, r.tasks) {
+		if r.selected(rec.Model, rec.Task, rec.Trial) {
+			recs = append(recs, rec)
+		}
+	}
+	return recs
+}
+
 // WritePlan prints the dry run's plan: the trials and an upper bound on
 // API calls, judges included.
 func (r *Run) WritePlan(w io.Writer) {
@@ -269,12 +289,7 @@ func (r *Run) WritePlan(w io.Writer) {
 // once: they share the pool. An interrupt is not an error here: Finish
 // reports it once for the run.
 func (r *Run) RunModel(ctx context.Context, e catalog.Entry, gen lm.Generator) ([]Record, error) {
-	var recs []Record
-	for _, rec := range r.prior.Of(e.Key, r.tasks) {
-		if r.selected(rec.Model, rec.Task, rec.Trial) {
-			recs = append(recs, rec)
-		}
-	}
+	recs := r.resumed(e.Key)
 	if gen == nil {
 		return recs, nil
 	}

@@ -218,10 +218,10 @@ func TestRunTwoModels(t *testing.T) {
 		notes []string
 		page  string
 	)
-	c.OnUnit = func(u unit.Unit) {
+	c.OnUnit = func(model string, u unit.Unit) {
 		mu.Lock()
 		defer mu.Unlock()
-		seen = append(seen, strings.Join(u.Path, "/"))
+		seen = append(seen, model+" "+strings.Join(u.Path, "/"))
 	}
 	c.Logf = func(format string, args ...any) {
 		mu.Lock()
@@ -245,6 +245,8 @@ func TestRunTwoModels(t *testing.T) {
 		gen lm.Generator
 	}{{"good", good}, {"shaky", shaky}} {
 		require.True(t, r.Pending(m.key))
+		total, done := r.Planned(m.key)
+		assert.Equal(t, [2]int{6, 0}, [2]int{total, done}, "%s: 3 tasks × 2 trials, none done", m.key)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -266,8 +268,9 @@ func TestRunTwoModels(t *testing.T) {
 	assert.Equal(t, []string{"coding-sum/1", "coding-sum/2", "data-notes/1", "data-notes/2", "realworld-ok/1", "realworld-ok/2"}, order)
 	assert.Len(t, byModel["shaky"], 6)
 	sort.Strings(seen)
-	assert.Equal(t, []string{"coding-sum/1", "coding-sum/1", "coding-sum/2", "coding-sum/2", "data-notes/1", "data-notes/1", "data-notes/2", "data-notes/2",
-		"realworld-ok/1", "realworld-ok/1", "realworld-ok/2", "realworld-ok/2"}, seen, "OnUnit sees every new trial")
+	assert.Equal(t, []string{"good coding-sum/1", "good coding-sum/2", "good data-notes/1", "good data-notes/2", "good realworld-ok/1", "good realworld-ok/2",
+		"shaky coding-sum/1", "shaky coding-sum/2", "shaky data-notes/1", "shaky data-notes/2", "shaky realworld-ok/1", "shaky realworld-ok/2"}, seen,
+		"OnUnit sees every new trial with its model")
 	assert.Len(t, r.Records(), 12)
 
 	// The catalog's max_tokens and sampling reach every request.
@@ -314,6 +317,8 @@ func TestRunResumes(t *testing.T) {
 	first.Selected = func(path ...string) bool { return len(path) < 2 || path[1] == "coding-sum" }
 	r, err := NewRun(first)
 	require.NoError(t, err)
+	total, done := r.Planned("good")
+	assert.Equal(t, [2]int{2, 0}, [2]int{total, done}, "-run selects coding-sum's 2 trials")
 	good, _ := runModels()
 	recs, err := r.RunModel(context.Background(), entry(t, c, "good"), good)
 	require.NoError(t, err)
@@ -331,6 +336,8 @@ func TestRunResumes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, notes, "resuming run 20260704T101530Z: 2 trials already recorded are not asked again")
 	assert.True(t, r.Pending("good"))
+	total, done = r.Planned("good")
+	assert.Equal(t, [2]int{6, 2}, [2]int{total, done}, "4 trials to ask, 2 resumed")
 	again, _ := runModels()
 	recs, err = r.RunModel(context.Background(), entry(t, c, "good"), again)
 	require.NoError(t, err)
@@ -351,7 +358,7 @@ func TestRunFinishReportsTheInterrupt(t *testing.T) {
 	c.Models, c.Concurrency = []string{"good"}, 1
 	stop, cancel := context.WithCancel(context.Background())
 	c.Stop = stop
-	c.OnUnit = func(unit.Unit) { cancel() } // Ctrl-C as the first trial finishes
+	c.OnUnit = func(string, unit.Unit) { cancel() } // Ctrl-C as the first trial finishes
 	r, err := NewRun(c)
 	require.NoError(t, err)
 	good, _ := runModels()

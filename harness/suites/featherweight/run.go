@@ -49,6 +49,16 @@ func (r *Run) Any() bool {
 	return false
 }
 
+// Planned is how many units Model reports when it runs to the end: the
+// selected items in each style.
+func (r *Run) Planned() int {
+	n := 0
+	for _, st := range r.Styles {
+		n += len(r.batch(st))
+	}
+	return n
+}
+
 // Model asks one model the selected items, style by style, and logs its
 // scores. A style whose batch failed as a whole gets one Error unit,
 // [style], and no records; the other styles still run.

@@ -72,6 +72,7 @@ func TestRunUnitsAndScores(t *testing.T) {
 	m := &fake.Model{ModelInfo: lm.Info{Key: "m"}, Reply: scripted}
 	var seen []unit.Unit
 	r := &Run{Items: runItems, Styles: Styles, OnUnit: func(u unit.Unit) { seen = append(seen, u) }}
+	assert.Equal(t, 8, r.Planned(), "4 items in 2 styles")
 	out := r.Model(context.Background(), m.Info(), m)
 
 	assert.Equal(t, lm.Info{Key: "m"}, out.Model)
@@ -126,6 +127,7 @@ func TestRunSelectionCutsWork(t *testing.T) {
 			m := &fake.Model{ModelInfo: lm.Info{Key: "m"}, Reply: scripted}
 			r := &Run{Items: runItems, Styles: Styles, Selected: tt.selected}
 			assert.Equal(t, tt.batches > 0, r.Any())
+			assert.Equal(t, len(tt.units), r.Planned(), "a unit per selected item and style")
 			out := r.Model(context.Background(), m.Info(), m)
 			assert.Equal(t, tt.batches, m.Calls().Batches)
 			assert.Equal(t, tt.ids, askedIDs(m))

@@ -82,6 +82,20 @@ func (r *Run) AnySelected() bool {
 	return false
 }
 
+// Planned is how many units the run reports: its selected items and
+// documents.
+func (r *Run) Planned() int {
+	n := 0
+	for _, t := range r.Tasks {
+		for _, it := range t.Items {
+			if r.selected(t.ID, it.ID) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 func (r *Run) selected(path ...string) bool { return r.Selected == nil || r.Selected(path...) }
 
 // selectedItem is selected in the shape Options.Selected asks for.

@@ -28,6 +28,7 @@ func TestRunSelectedCutsTheWork(t *testing.T) {
 	tasks, m := designedModel()
 	r := &mb.Run{Tasks: tasks, Selected: paths("pmi/b4", "bpb/doc-b")}
 	require.True(t, r.AnySelected())
+	assert.Equal(t, 2, r.Planned(), "an item and a document")
 	res, err := r.Evaluate(context.Background(), m.Info(), m)
 	require.NoError(t, err)
 	calls := m.Calls()
@@ -40,7 +41,13 @@ func TestRunSelectedCutsTheWork(t *testing.T) {
 	assert.Equal(t, []string{"bpb", "doc-b"}, res.Documents[0].Path())
 
 	assert.False(t, (&mb.Run{Tasks: tasks, Selected: paths()}).AnySelected())
+	assert.Zero(t, (&mb.Run{Tasks: tasks, Selected: paths()}).Planned())
 	assert.True(t, (&mb.Run{Tasks: tasks}).AnySelected(), "nil Selected selects every unit")
+	all := 0
+	for _, tk := range tasks {
+		all += len(tk.Items)
+	}
+	assert.Equal(t, all, (&mb.Run{Tasks: tasks}).Planned())
 }
 
 func TestRunUnits(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/feather-eval/feather/internal/meter"
 )
 
 // Progress hears about a pull's transfers. Calls come from one goroutine.
@@ -31,7 +33,7 @@ type Meter struct {
 	TTY bool
 	// Interval between plain lines; 0 means 30 s.
 	Interval time.Duration
-	// Width of a terminal line; 0 means 80.
+	// Width of a terminal line; 0 means meter.Width.
 	Width int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -103,14 +105,7 @@ func (m *Meter) Add(n int64) {
 	m.have += n
 	m.gained += n
 	now := m.now()
-	every := m.Interval
-	if every <= 0 {
-		every = 30 * time.Second
-	}
-	if m.TTY {
-		every = 100 * time.Millisecond // a smooth bar without flooding the terminal
-	}
-	if now.Sub(m.last) < every {
+	if !meter.Due(m.last, now, m.TTY, m.Interval) {
 		return
 	}
 	m.last = now
@@ -126,7 +121,7 @@ func (m *Meter) Note(msg string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.TTY && m.drawn {
-		fmt.Fprint(m.W, "\r\033[K")
+		fmt.Fprint(m.W, meter.Clear)
 		m.drawn = false
 	}
 	fmt.Fprintln(m.W, msg)
@@ -139,7 +134,7 @@ func (m *Meter) Done() {
 	m.finishFile()
 	now := m.now()
 	if m.TTY && m.drawn {
-		fmt.Fprint(m.W, "\r\033[K")
+		fmt.Fprint(m.W, meter.Clear)
 	}
 	fmt.Fprintf(m.W, "downloaded %s in %s (%s/s)\n", FormatBytes(m.gained), now.Sub(m.started).Round(time.Second), FormatBytes(m.rate(now)))
 }
@@ -147,11 +142,7 @@ func (m *Meter) Done() {
 // rate is this run's average speed in bytes per second (resumed bytes
 // were not transferred now, so they do not count).
 func (m *Meter) rate(now time.Time) int64 {
-	el := now.Sub(m.started).Seconds()
-	if el <= 0 {
-		return 0
-	}
-	return int64(float64(m.gained) / el)
+	return int64(meter.Rate(float64(m.gained), now.Sub(m.started)))
 }
 
 // status is "45.0 MiB / 120.0 MiB (37%), 1.5 MiB/s, ETA 50s" for the whole pull.
@@ -163,7 +154,7 @@ func (m *Meter) status(now time.Time) string {
 	}
 	s := fmt.Sprintf("%s / %s (%d%%)", FormatBytes(done), FormatBytes(m.total), pct)
 	if r := m.rate(now); r > 0 {
-		s += fmt.Sprintf(", %s/s, ETA %s", FormatBytes(r), (time.Duration(float64(m.total-done)/float64(r)) * time.Second).Round(time.Second))
+		s += fmt.Sprintf(", %s/s, ETA %s", FormatBytes(r), meter.ETA(float64(m.total-done), float64(r)))
 	}
 	return s
 }
@@ -177,7 +168,7 @@ const barWidth = 20
 func (m *Meter) draw(now time.Time) {
 	width := m.Width
 	if width <= 0 {
-		width = 80
+		width = meter.Width
 	}
 	filled := barWidth
 	if m.total > 0 {
@@ -192,7 +183,7 @@ func (m *Meter) draw(now time.Time) {
 			name = fmt.Sprintf("[%d/%d] %s", m.fileN, m.files, m.path)[:room-1] + " "
 		}
 	}
-	fmt.Fprint(m.W, "\r\033[K"+name+rest)
+	fmt.Fprint(m.W, meter.Clear+name+rest)
 	m.drawn = true
 }
 
