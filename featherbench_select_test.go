@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/onnx"
 	"github.com/feather-eval/feather/harness/run/rundir"
 	"github.com/feather-eval/feather/harness/run/runfilter"
 	"github.com/stretchr/testify/assert"
@@ -27,7 +28,7 @@ func fbSelect(c *catalog.Catalog, keys []string, option string) ([]catalog.Entry
 	}
 	var out, builtin []catalog.Entry
 	for _, e := range entries {
-		if e.Builtin != "" {
+		if s, ok := e.Settings.(*onnx.Settings); ok && s.Builtin != "" {
 			builtin = append(builtin, e)
 			continue
 		}

@@ -315,7 +315,7 @@ func runFeatherbench(t *testing.T, c fbConfig) []featherbench.Record {
 // fbModel asks every task the same way: the catalog entry's answer cap
 // and declared sampling.
 func fbModel(e catalog.Entry, gen lm.Generator) featherbench.Model {
-	m := featherbench.Model{Key: e.Key, Generator: gen, MaxNewTokens: e.MaxTokens, CacheID: respcache.ForModel(e, gen)}
+	m := featherbench.Model{Key: e.Key, Generator: gen, MaxNewTokens: e.MaxTokens, CacheID: respcache.FromEntry(e)}
 	if e.Sampling != nil {
 		m.Sampling = *e.Sampling
 	}

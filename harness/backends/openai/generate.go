@@ -73,7 +73,7 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 			return acc.read(a.body)
 		}
 		stream, err := m.client.CreateCompletionStream(actx, goopenai.CompletionRequest{
-			Model:         m.entry.Model,
+			Model:         m.model,
 			Prompt:        req.Prompt,
 			StreamOptions: &goopenai.StreamOptions{IncludeUsage: true},
 		})
@@ -140,8 +140,8 @@ func (m *Model) sampling(req lm.GenerateRequest) (sent, extra map[string]any) {
 	if maxTokens > 0 {
 		sent["max_tokens"] = maxTokens
 	}
-	if m.openRouter && m.entry.Effort != "" {
-		sent["reasoning"] = map[string]any{"effort": m.entry.Effort}
+	if m.openRouter && m.effort != "" {
+		sent["reasoning"] = map[string]any{"effort": m.effort}
 	}
 	extra = make(map[string]any, len(sent)+2)
 	for k, v := range sent {
@@ -150,7 +150,7 @@ func (m *Model) sampling(req lm.GenerateRequest) (sent, extra map[string]any) {
 	if m.openRouter {
 		// Pin the upstream so a run never scores a silent fallback, and make
 		// the route honour every parameter sent (or fail).
-		extra["provider"] = map[string]any{"order": m.entry.ProviderOrder, "allow_fallbacks": false, "require_parameters": true}
+		extra["provider"] = map[string]any{"order": m.providerOrder, "allow_fallbacks": false, "require_parameters": true}
 		extra["usage"] = map[string]any{"include": true}
 	}
 	return sent, extra
@@ -165,7 +165,7 @@ var formatNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // provider that lacks it, and a plain server might reject the field. The
 // schema's title names it (json_schema.name is required), else "response".
 func (m *Model) responseFormat(req lm.GenerateRequest) (map[string]any, error) {
-	if len(req.ResponseFormat) == 0 || !m.entry.StructuredOutputs || !m.chat() {
+	if len(req.ResponseFormat) == 0 || !m.structured || !m.chat() {
 		return nil, nil
 	}
 	var schema map[string]json.RawMessage
@@ -184,7 +184,7 @@ func (m *Model) responseFormat(req lm.GenerateRequest) (map[string]any, error) {
 
 func (m *Model) chatRequest(req lm.GenerateRequest) goopenai.ChatCompletionRequest {
 	cr := goopenai.ChatCompletionRequest{
-		Model:         m.entry.Model,
+		Model:         m.model,
 		StreamOptions: &goopenai.StreamOptions{IncludeUsage: true},
 	}
 	if req.Prompt != "" {

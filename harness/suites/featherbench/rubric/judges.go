@@ -11,7 +11,7 @@ import (
 // DefaultJudge is the judge used when none is named.
 const DefaultJudge = "fable-5"
 
-// Opener opens a catalog entry; backends.Open, or the root test's
+// Opener opens a catalog entry; catalog.Open, or the root test's
 // once-per-process opener, fits.
 type Opener func(ctx context.Context, e catalog.Entry) (lm.Model, error)
 
