@@ -108,6 +108,11 @@ func (r *Registry) Parse(name string, data []byte) (*Catalog, error) {
 	if i, first := jsonpos.Repeat(raw); i >= 0 {
 		return nil, fmt.Errorf("%s:%d: duplicate model key %q (first defined on line %d); rename one of them", name, raw[i].Line, raw[i].Key, raw[first].Line)
 	}
+	if len(r.Names()) == 0 {
+		// A program that forgot its blank imports would otherwise call
+		// every field unknown.
+		return nil, fmt.Errorf("%s: no backend is linked into this program; blank-import the backend packages (harness/backends/onnx, openai, httpapi)", name)
+	}
 	c := &Catalog{File: name}
 	var errs []error
 	for _, m := range raw {

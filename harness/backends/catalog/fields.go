@@ -2,7 +2,9 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,21 +28,24 @@ type fieldSet struct {
 func newFieldSet(backends map[string]Backend) *fieldSet {
 	fs := &fieldSet{index: map[string]int{}, allowed: map[string]map[string]bool{}}
 	var fields []reflect.StructField
+	var owners []string
 	add := func(name string, t reflect.Type, owner string) {
 		if i, ok := fs.index[name]; ok {
 			if fields[i].Type != t {
-				panic(fmt.Sprintf("catalog: field %q of backend %s is %s, but %s elsewhere", name, owner, t, fields[i].Type))
+				panic(fmt.Sprintf("catalog: field %q is %s in backend %s but %s in %s", name, t, owner, fields[i].Type, owners[i]))
 			}
 			return
 		}
 		fs.index[name] = len(fields)
 		fs.names = append(fs.names, name)
+		owners = append(owners, owner)
 		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("F%d", len(fields)), Type: t, Tag: reflect.StructTag(fmt.Sprintf("json:%q", name))})
 	}
 	for _, f := range taggedFields(reflect.TypeOf(Entry{})) {
 		add(jsonName(f), f.Type, "catalog")
 	}
-	for name, b := range backends {
+	for _, name := range slices.Sorted(maps.Keys(backends)) {
+		b := backends[name]
 		ok := map[string]bool{}
 		for _, n := range append(append([]string(nil), basic...), b.Defaults...) {
 			ok[n] = true

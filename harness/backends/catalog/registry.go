@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"sort"
 	"strings"
@@ -60,7 +61,7 @@ var ErrUnavailable = errors.New("backend unavailable in this build")
 type Registry struct {
 	mu       sync.RWMutex
 	backends map[string]Backend
-	fields   *fieldSet // built on first use after a registration
+	fields   *fieldSet // the backends' fields, rebuilt at each registration
 	shared   shared
 }
 
@@ -87,12 +88,13 @@ func (r *Registry) Register(name string, b Backend) {
 	if _, dup := r.backends[name]; dup {
 		panic("catalog: backend " + name + " registered twice")
 	}
-	if r.backends == nil {
-		r.backends = map[string]Backend{}
+	next := maps.Clone(r.backends)
+	if next == nil {
+		next = map[string]Backend{}
 	}
-	r.backends[name] = b
-	r.fields = nil
-	r.fieldSet() // a field declared with two types panics here, at init
+	next[name] = b
+	fields := newFieldSet(next) // a field declared with two types panics here, at init
+	r.backends, r.fields = next, fields
 }
 
 // Open loads e with its backend's Opener.
@@ -130,25 +132,15 @@ func (r *Registry) backend(name string) (Backend, bool) {
 	return b, ok
 }
 
-// fields is the set of catalog fields the registered backends declare.
-func (r *Registry) fieldSet() *fieldSet {
-	if r.fields == nil {
-		r.fields = newFieldSet(r.backends)
-	}
-	return r.fields
-}
-
-// entryFields is fieldSet for readers.
+// entryFields is the set of catalog fields the registered backends
+// declare.
 func (r *Registry) entryFields() *fieldSet {
 	r.mu.RLock()
-	f := r.fields
-	r.mu.RUnlock()
-	if f != nil {
-		return f
+	defer r.mu.RUnlock()
+	if r.fields == nil {
+		return newFieldSet(nil)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.fieldSet()
+	return r.fields
 }
 
 // settingsType is the struct type b's settings decode into.

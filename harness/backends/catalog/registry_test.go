@@ -79,10 +79,21 @@ func TestRegisterMistakesPanic(t *testing.T) {
 	})
 	assert.PanicsWithValue(t, "catalog: backend bare registered without Settings", func() { r.Register("bare", Backend{}) })
 
-	assert.PanicsWithValue(t, `catalog: field "tags" of backend clash is string, but []string elsewhere`, func() {
+	assert.PanicsWithValue(t, `catalog: field "tags" is []string in backend scripted but string in clash`, func() {
 		r.Register("clash", Backend{Settings: func() Settings { return new(clashing) }})
 	})
+	assert.Equal(t, []string{"scripted", "tagged"}, r.Names(), "a registration that panics changes nothing")
+	assert.PanicsWithValue(t, "catalog: settings must be a pointer to a struct, not catalog.byValue", func() {
+		r.Register("by-value", Backend{Settings: func() Settings { return byValue{} }})
+	})
 }
+
+// byValue are settings that could not be decoded into.
+type byValue struct{}
+
+func (byValue) Validate(Entry) error { return nil }
+func (byValue) Identity() []Field    { return nil }
+func (byValue) Target() string       { return "" }
 
 // clashing declares "tags" with another type than the other backends.
 type clashing struct {
@@ -130,4 +141,9 @@ func TestRegistryParseSettings(t *testing.T) {
 	e := c.Entries[0]
 	assert.Equal(t, &scripted{Answer: "B", Tags: []string{"x"}, dir: "cat"}, e.Settings, "the backend decodes its fields and keeps the folder")
 	assert.Equal(t, Entry{Key: "k", Dir: "cat", Backend: "scripted", Name: "K", MaxTokens: 9, Settings: e.Settings}, e)
+}
+
+func TestParseWithoutBackends(t *testing.T) {
+	_, err := (&Registry{}).Parse("m.json", []byte(`{"a": {"backend": "onnx", "builtin": "smoke"}}`))
+	assert.EqualError(t, err, "m.json: no backend is linked into this program; blank-import the backend packages (harness/backends/onnx, openai, httpapi)")
 }
