@@ -80,11 +80,12 @@ func FromEntry(e catalog.Entry) ModelID {
 	return id
 }
 
-// keyOrder is the order of the identity's members in the key document,
-// fixed when the identity was one flat struct so that stored keys keep
-// matching. Members it does not name follow in the backend's order.
+// keyOrder is the order of the identity's members after key and backend
+// in the key document, fixed when the identity was one flat struct so that
+// stored keys keep matching. Members it does not name follow in the
+// backend's order.
 var keyOrder = []string{
-	"key", "backend", "model", "base_url", "provider_order", "effort", "max_tokens", "sampling",
+	"model", "base_url", "provider_order", "effort", "max_tokens", "sampling",
 	"structured_outputs", "chat", "path", "builtin", "variant", "provider", "url",
 	"request_template", "response_path", "headers_sha256",
 }

@@ -264,3 +264,18 @@ func TestKeyHoldsNoCredential(t *testing.T) {
 	assert.NotContains(t, string(k.Canonical()), secret)
 	assert.NotContains(t, string(k.Canonical()), "RESPCACHE_TEST_API_KEY")
 }
+
+// A backend's identity members go in the fixed order; members the order
+// does not name follow in the backend's own order, and empty ones are
+// left out.
+func TestModelIDDocument(t *testing.T) {
+	id := respcache.ModelID{Key: "k", Backend: "new", MaxTokens: 8, Settings: []catalog.Field{
+		{Name: "zeta", Value: 1}, {Name: "model", Value: "m"}, {Name: "alpha", Value: "<a>"}, {Name: "effort", Value: ""}, {Name: "flags", Value: []string{}},
+	}}
+	got, err := json.Marshal(id)
+	require.NoError(t, err)
+	assert.Equal(t, `{"key":"k","backend":"new","model":"m","max_tokens":8,"zeta":1,"alpha":"\u003ca\u003e"}`, string(got))
+	k, err := respcache.NewKey(id, lm.GenerateRequest{}, 1)
+	require.NoError(t, err)
+	assert.Contains(t, string(k.Canonical()), `"model":{"key":"k","backend":"new","model":"m","max_tokens":8,"zeta":1,"alpha":"<a>"}`, "keys are written without HTML escaping")
+}
