@@ -7,25 +7,22 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/backends"
 	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/backends/onnx"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/internal/testenv"
 )
 
-func init() { backends.Register(catalog.ONNX, onnx.OpenEntry) }
-
 // TestONNXBackendIsRegistered opens the built-in smoke model through the
 // registry, as the suites do, and uses both capabilities once.
 func TestONNXBackendIsRegistered(t *testing.T) {
 	testenv.ORT(t)
 	t.Setenv("FEATHER_CACHE", t.TempDir())
-	m, err := backends.Open(context.Background(), catalog.Entry{Key: "smoke", Backend: catalog.ONNX, Builtin: "smoke"})
+	m, err := catalog.Open(context.Background(), catalog.Entry{Key: "smoke", Backend: onnx.Name, Settings: &onnx.Settings{Builtin: "smoke"}})
 	require.NoError(t, err)
 	defer m.Close()
 	assert.True(t, m.Info().Smoke)
-	assert.Equal(t, catalog.ONNX, m.Info().Backend)
+	assert.Equal(t, onnx.Name, m.Info().Backend)
 
 	gen, err := m.(lm.Generator).Generate(context.Background(), []lm.GenerateRequest{{Prompt: "Answer: ", MaxNewTokens: 3, Sampling: lm.Greedy()}})
 	require.NoError(t, err)

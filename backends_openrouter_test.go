@@ -4,18 +4,24 @@ package feather_test
 
 import (
 	"context"
+	"testing"
 
-	"github.com/feather-eval/feather/harness/backends"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/backends/openai"
 	"github.com/feather-eval/feather/harness/lm"
 )
 
-// Live OpenRouter calls: built only with -tags openrouter, so a plain
-// `go test` never spends money or needs a key. The key is read from
-// OPENROUTER_API_KEY at each call.
-func init() {
-	backends.Register(catalog.OpenRouter, func(_ context.Context, e catalog.Entry) (lm.Model, error) {
-		return openai.Open(e, apiOptions())
-	})
+// With -tags openrouter the backend opens; nothing is sent until a
+// request, so this needs no key.
+func TestOpenRouterOpensWithItsTag(t *testing.T) {
+	m, err := catalog.Open(context.Background(), catalog.Entry{Key: "fable-5", Backend: openai.OpenRouterName,
+		Settings: &openai.OpenRouterSettings{Model: "anthropic/claude-fable-5", ProviderOrder: []string{"anthropic"}}})
+	require.NoError(t, err)
+	defer m.Close()
+	assert.Equal(t, lm.Info{Key: "fable-5", Backend: "openrouter", Path: "anthropic/claude-fable-5", Chat: true}, m.Info())
+	_, scores := m.(lm.Scorer)
+	assert.False(t, scores, "OpenRouter's providers return no prompt log-probs")
 }

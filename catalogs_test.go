@@ -9,7 +9,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/httpapi"
+	"github.com/feather-eval/feather/harness/backends/onnx"
+	"github.com/feather-eval/feather/harness/backends/openai"
 )
+
+// withoutSettings is e's common part; the tests check settings apart (an
+// onnx entry's keep the catalog's folder, unexported).
+func withoutSettings(e catalog.Entry) catalog.Entry {
+	e.Settings = nil
+	return e
+}
 
 // TestFWExampleCatalog checks the shipped catalog: the spec's comparison
 // lineup as ONNX folders, disabled, and the smoke model as the default.
@@ -19,7 +29,8 @@ func TestFWExampleCatalog(t *testing.T) {
 	enabled, err := c.Select(nil)
 	require.NoError(t, err)
 	require.Len(t, enabled, 1)
-	assert.Equal(t, catalog.Entry{Key: "smoke", Dir: "models", Backend: "onnx", Builtin: "smoke", Enabled: true, Name: "smoke (built-in test model)"}, enabled[0])
+	assert.Equal(t, catalog.Entry{Key: "smoke", Dir: "models", Backend: "onnx", Enabled: true, Name: "smoke (built-in test model)"}, withoutSettings(enabled[0]))
+	assert.Equal(t, "builtin:smoke", enabled[0].Settings.Target())
 	chat := map[string]string{
 		"distilgpt2": "no", "gpt2": "no", "gpt2-medium": "no", "pythia-70m": "no", "pythia-160m": "no", "pythia-410m": "no",
 		"smollm-135m": "no", "smollm-135m-instruct": "yes", "smollm-360m": "no", "smollm-360m-instruct": "yes",
@@ -33,19 +44,19 @@ func TestFWExampleCatalog(t *testing.T) {
 			continue
 		}
 		assert.False(t, e.Enabled, "%s: only the smoke model is enabled by default", e.Key)
-		if e.Backend == catalog.ONNX {
+		if s, ok := e.Settings.(*onnx.Settings); ok {
 			want, ok := chat[e.Key]
 			if assert.True(t, ok, "%s is not in the lineup", e.Key) {
-				assert.Equal(t, want, e.Chat, e.Key)
-				assert.Regexp(t, `^onnx-models/[A-Za-z0-9.-]+$`, e.Path, e.Key)
+				assert.Equal(t, want, s.Chat, e.Key)
+				assert.Regexp(t, `^onnx-models/[A-Za-z0-9.-]+$`, s.Path, e.Key)
 			}
 			delete(chat, e.Key)
 		}
 	}
 	assert.Empty(t, chat, "lineup models missing from the catalog")
-	assert.Equal(t, 18, backends[catalog.ONNX])
-	assert.GreaterOrEqual(t, backends[catalog.OpenAI], 1)
-	assert.Equal(t, 1, backends[catalog.HTTP])
+	assert.Equal(t, 18, backends[onnx.Name])
+	assert.GreaterOrEqual(t, backends[openai.Name], 1)
+	assert.Equal(t, 1, backends[httpapi.Name])
 }
 
 // TestMBExampleCatalog keeps the example catalog true: the smoke model is
@@ -59,11 +70,11 @@ func TestMBExampleCatalog(t *testing.T) {
 		if e.Enabled {
 			enabled = append(enabled, e.Key)
 		}
-		switch e.Backend {
-		case catalog.ONNX:
-			assert.True(t, e.Builtin == "smoke" || e.Chat == "no", "%s: a base model continues raw text", e.Key)
-		case catalog.OpenAI:
-			assert.Equal(t, "no", e.Chat, "%s: scoring needs the completions endpoint", e.Key)
+		switch s := e.Settings.(type) {
+		case *onnx.Settings:
+			assert.True(t, s.Builtin == "smoke" || s.Chat == "no", "%s: a base model continues raw text", e.Key)
+		case *openai.Settings:
+			assert.Equal(t, "no", s.Chat, "%s: scoring needs the completions endpoint", e.Key)
 		default:
 			t.Errorf("%s: backend %s cannot score log-likelihoods", e.Key, e.Backend)
 		}
@@ -82,8 +93,8 @@ func TestFBCatalog(t *testing.T) {
 	var keys []string
 	for _, e := range enabled {
 		keys = append(keys, e.Key)
-		assert.Equal(t, catalog.OpenRouter, e.Backend, e.Key)
-		assert.NotEmpty(t, e.ProviderOrder, e.Key)
+		assert.Equal(t, openai.OpenRouterName, e.Backend, e.Key)
+		assert.NotEmpty(t, e.Settings.(*openai.OpenRouterSettings).ProviderOrder, e.Key)
 		assert.Positive(t, e.MaxTokens, e.Key)
 	}
 	assert.ElementsMatch(t, []string{"fable-5", "opus-5", "gpt-5.5", "gpt-5.6-luna", "gpt-5.6-terra", "gpt-5.6-sol", "glm-5.3", "gemini-3.7-flash", "grok-4.6", "deepseek-v4-pro"}, keys)
@@ -94,11 +105,13 @@ func TestFBCatalog(t *testing.T) {
 	}
 	smoke, err := c.Get("smoke")
 	require.NoError(t, err)
-	assert.Equal(t, catalog.Entry{Key: "smoke", Dir: "models", Backend: catalog.ONNX, Builtin: "smoke", MaxTokens: 256, Description: smoke.Description}, smoke, "offline runs cap the smoke model's answers")
+	assert.Equal(t, catalog.Entry{Key: "smoke", Dir: "models", Backend: onnx.Name, MaxTokens: 256, Description: smoke.Description}, withoutSettings(smoke), "offline runs cap the smoke model's answers")
+	assert.Equal(t, "builtin:smoke", smoke.Settings.Target())
 	fable, err := c.Get("fable-5")
 	require.NoError(t, err)
-	assert.Equal(t, "anthropic/claude-fable-5", fable.Model)
-	assert.Equal(t, []string{"anthropic"}, fable.ProviderOrder)
-	assert.Equal(t, "high", fable.Effort)
+	fs := fable.Settings.(*openai.OpenRouterSettings)
+	assert.Equal(t, "anthropic/claude-fable-5", fs.Model)
+	assert.Equal(t, []string{"anthropic"}, fs.ProviderOrder)
+	assert.Equal(t, "high", fs.Effort)
 	assert.Equal(t, 64000, fable.MaxTokens)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/feather-eval/feather/harness/backends/apiopt"
 	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/run/rundir"
 	"github.com/feather-eval/feather/harness/suites/featherbench"
@@ -24,9 +25,9 @@ func TestFBRunSurvivesFaults(t *testing.T) {
 		t.Skip("waits out hung connections and real backoff")
 	}
 	fbNeedWholeRun(t, []string{"good", "shaky"}, 1)
-	saved := *optAPITimeout
-	*optAPITimeout = 2 * time.Second // a hung attempt gives up after this
-	defer func() { *optAPITimeout = saved }()
+	saved := *apiopt.Timeout
+	*apiopt.Timeout = 2 * time.Second // a hung attempt gives up after this
+	defer func() { *apiopt.Timeout = saved }()
 
 	prompts := fbTaskPrompts(t)
 	clean := fbFakeScript(prompts)

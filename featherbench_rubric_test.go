@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/backends"
 	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/openai"
 	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/fake"
@@ -249,15 +249,7 @@ func TestFBRubricThroughFakeServer(t *testing.T) {
 
 	// good judged through the same opened model it competed with: one
 	// entry per key in the process's model cache.
-	var cached []string
-	modelsMu.Lock()
-	for id := range opened {
-		if dir, key, ok := strings.Cut(id, "\x00"); ok && dir == filepath.Dir(cat) {
-			cached = append(cached, key)
-		}
-	}
-	modelsMu.Unlock()
-	assert.ElementsMatch(t, []string{"good", "shaky", "heron"}, cached)
+	assert.ElementsMatch(t, []string{"good", "shaky", "heron"}, catalog.SharedKeys(filepath.Dir(cat)))
 }
 
 // TestFBNoRubricCallsNoJudge: -fb.no-rubric runs every trial and makes no
@@ -345,7 +337,7 @@ func TestFBRubricDryRun(t *testing.T) {
 // is; any other failure fails the run with the reason and the fix.
 func TestFBUnopenableJudge(t *testing.T) {
 	orEntry := `"owl": {"model": "acme/owl", "provider_order": ["acme"]}`
-	if m, err := backends.Open(context.Background(), catalog.Entry{Key: "owl", Backend: catalog.OpenRouter, Model: "acme/owl", ProviderOrder: []string{"acme"}}); !errors.Is(err, backends.ErrUnavailable) {
+	if m, err := catalog.Open(context.Background(), catalog.Entry{Key: "owl", Backend: openai.OpenRouterName, Settings: &openai.OpenRouterSettings{Model: "acme/owl", ProviderOrder: []string{"acme"}}}); !errors.Is(err, catalog.ErrUnavailable) {
 		orEntry = "" // built with -tags openrouter: that judge would open
 		if m != nil {
 			m.Close()

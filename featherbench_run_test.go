@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/backends"
+	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/run/rundir"
@@ -260,7 +260,7 @@ func TestFBRecordsAPIErrors(t *testing.T) {
 	s := fakeserver.Start(t, func(fakeserver.Request) fakeserver.Reply {
 		return fakeserver.Reply{Status: 400, ErrorMessage: "tools are not supported by this endpoint"}
 	})
-	m, err := backends.Open(context.Background(), s.Entry("rejecting", "vendor/rejecting"))
+	m, err := catalog.Open(context.Background(), s.Entry("rejecting", "vendor/rejecting"))
 	require.NoError(t, err)
 	defer m.Close()
 	tasks, err := featherbench.LoadDir(fbTestTasks)

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/backends"
 	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/lm"
@@ -181,8 +180,8 @@ func TestMBOverCompletionsServer(t *testing.T) {
 			}}
 		})
 		e := srv.Entry("api", "base-model")
-		e.Chat = "no"
-		m, err := backends.Open(t.Context(), e)
+		fakeserver.Settings(e).Chat = "no"
+		m, err := catalog.Open(t.Context(), e)
 		require.NoError(t, err)
 		res, err := mbEvaluate(t.Context(), mbRun(tasks, f.Under("TestMicrobench", "api")), e, m)
 		require.NoError(t, err)
@@ -199,8 +198,8 @@ func TestMBOverCompletionsServer(t *testing.T) {
 			return fakeserver.Reply{Text: ".", DropPromptLogprobs: true}
 		})
 		e := srv.Entry("api", "base-model")
-		e.Chat = "no"
-		m, err := backends.Open(t.Context(), e)
+		fakeserver.Settings(e).Chat = "no"
+		m, err := catalog.Open(t.Context(), e)
 		require.NoError(t, err)
 		_, err = mbEvaluate(t.Context(), mbRun(tasks, f.Under("TestMicrobench", "api")), e, m)
 		var re *microbench.RequestErrors

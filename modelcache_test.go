@@ -3,25 +3,16 @@ package feather_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 
-	"github.com/feather-eval/feather/harness/backends"
 	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/lm"
-)
 
-// Models are opened once per process and shared by the suites, so a run of
-// two suites on the same local model loads it once.
-var (
-	modelsMu sync.Mutex
-	opened   = map[string]openResult{}
+	// The backends the suites' catalogs may name register themselves.
+	_ "github.com/feather-eval/feather/harness/backends/httpapi"
+	_ "github.com/feather-eval/feather/harness/backends/onnx"
+	_ "github.com/feather-eval/feather/harness/backends/openai"
 )
-
-type openResult struct {
-	model lm.Model
-	err   error
-}
 
 // selectModels loads a catalog and applies the selection; a bad catalog or an
 // unknown key fails the test with the catalog's own message.
@@ -44,7 +35,7 @@ func selectModels(t *testing.T, catalogPath string, keys []string) []catalog.Ent
 func openModel(t *testing.T, e catalog.Entry) lm.Model {
 	t.Helper()
 	m, err := openCached(context.Background(), e)
-	if errors.Is(err, backends.ErrUnavailable) {
+	if errors.Is(err, catalog.ErrUnavailable) {
 		t.Skip(err)
 	}
 	if err != nil {
@@ -55,30 +46,9 @@ func openModel(t *testing.T, e catalog.Entry) lm.Model {
 
 // openCached is openModel's cache without a test to skip: rubric judges
 // open through it, so a judge that is also a contestant is opened once.
-// The result, failure included, is kept for the process, so it must not
-// depend on one caller's context.
-func openCached(_ context.Context, e catalog.Entry) (lm.Model, error) {
-	id := e.Dir + "\x00" + e.Key
-	modelsMu.Lock()
-	defer modelsMu.Unlock()
-	r, ok := opened[id]
-	if !ok {
-		r.model, r.err = backends.Open(context.Background(), e)
-		opened[id] = r
-	}
-	return r.model, r.err
-}
+func openCached(_ context.Context, e catalog.Entry) (lm.Model, error) { return catalog.OpenShared(e) }
 
-func closeModels() {
-	modelsMu.Lock()
-	defer modelsMu.Unlock()
-	for id, r := range opened {
-		if r.model != nil {
-			r.model.Close()
-		}
-		delete(opened, id)
-	}
-}
+func closeModels() { catalog.CloseShared() }
 
 // modelInfo is the model's own description, with the catalog's key and
 // name filling what the backend left empty, for results files.

@@ -46,7 +46,7 @@ func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(w, "KEY\tBACKEND\tENABLED\tMODEL")
 		for _, e := range c.Entries {
-			fmt.Fprintf(w, "%s\t%s\t%v\t%s\n", e.Key, e.Backend, e.Enabled, target(e))
+			fmt.Fprintf(w, "%s\t%s\t%v\t%s\n", e.Key, e.Backend, e.Enabled, e.Settings.Target())
 		}
 	case "tasks":
 		ts, err := featherbench.LoadDir(*tasksDir)
@@ -82,21 +82,6 @@ func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return fail(2, "unknown list %q\n%s", what, listUsage)
 	}
 	return 0
-}
-
-// target is what an entry points at, whatever its backend.
-func target(e catalog.Entry) string {
-	switch {
-	case e.Builtin != "":
-		return "builtin:" + e.Builtin
-	case e.Path != "":
-		return e.Path
-	case e.URL != "":
-		return e.URL
-	case e.BaseURL != "":
-		return e.Model + " @ " + e.BaseURL
-	}
-	return e.Model
 }
 
 func orDash(s string) string {

@@ -20,19 +20,16 @@ import (
 	"github.com/feather-eval/feather/harness/lm"
 )
 
-// Backend names.
-const (
-	ONNX       = "onnx"
-	OpenAI     = "openai"
-	OpenRouter = "openrouter"
-	HTTP       = "http"
-)
+// DefaultBackend is the backend of an entry without one: Featherbench's
+// models.json lists OpenRouter models.
+const DefaultBackend = "openrouter"
 
 // Sampling is an entry's declared sampling, the same type a request
 // carries: only declared fields are sent.
 type Sampling = lm.Sampling
 
-// Entry is one model. Which fields apply depends on Backend.
+// Entry is one model: the fields every backend shares, and the backend's
+// own settings.
 type Entry struct {
 	Key string `json:"-"`
 	// Dir is the directory of the catalog file; relative paths resolve from it.
@@ -43,50 +40,25 @@ type Entry struct {
 	Name        string `json:"name,omitempty"`
 	Description string `json:"description,omitempty"`
 
-	// onnx: a model folder (Path) or a built-in model (Builtin).
-	Path     string `json:"path,omitempty"`
-	Builtin  string `json:"builtin,omitempty"`
-	Variant  string `json:"variant,omitempty"`
-	Threads  int    `json:"threads,omitempty"`
-	Sessions int    `json:"sessions,omitempty"` // batches run in parallel
-	Chat     string `json:"chat,omitempty"`     // yes, no or auto (default)
-	Provider string `json:"provider,omitempty"`
-	DeviceID int    `json:"device_id,omitempty"`
+	// Defaults for requests that do not set their own, for the backends
+	// that list them in Backend.Defaults.
+	MaxTokens int       `json:"max_tokens,omitempty"`
+	Sampling  *Sampling `json:"sampling,omitempty"`
 
-	// openai and openrouter: the endpoint's model name or OpenRouter slug.
-	Model string `json:"model,omitempty"`
-	// openai: the server and the name of the variable holding its key.
-	BaseURL   string `json:"base_url,omitempty"`
-	APIKeyEnv string `json:"api_key_env,omitempty"`
-
-	// openrouter routing and reasoning.
-	ProviderOrder []string  `json:"provider_order,omitempty"`
-	Effort        string    `json:"effort,omitempty"`
-	MaxTokens     int       `json:"max_tokens,omitempty"`
-	Sampling      *Sampling `json:"sampling,omitempty"`
-	// openai and openrouter: the endpoint enforces a JSON Schema on the
-	// reply (response_format json_schema). Opt-in because OpenRouter's
-	// require_parameters refuses a route whose provider lacks it.
-	StructuredOutputs bool `json:"structured_outputs,omitempty"`
-
-	// http: a custom endpoint.
-	URL             string            `json:"url,omitempty"`
-	RequestTemplate json.RawMessage   `json:"request_template,omitempty"`
-	ResponsePath    string            `json:"response_path,omitempty"`
-	Headers         map[string]string `json:"headers,omitempty"`
+	// Settings are the backend's own fields, parsed and validated by it.
+	Settings Settings `json:"-"`
 }
 
-// ResolvedPath returns Path with ~ expanded and relative paths joined to the
-// catalog's directory.
-func (e Entry) ResolvedPath() string {
-	p := e.Path
+// ResolvePath returns p with ~ expanded and a relative path joined to the
+// catalog's directory dir.
+func ResolvePath(dir, p string) string {
 	if strings.HasPrefix(p, "~/") {
 		if h, err := os.UserHomeDir(); err == nil {
 			p = filepath.Join(h, p[2:])
 		}
 	}
 	if p != "" && !filepath.IsAbs(p) {
-		p = filepath.Join(e.Dir, p)
+		p = filepath.Join(dir, p)
 	}
 	return p
 }
@@ -119,7 +91,10 @@ func Load(path string) (*Catalog, error) {
 
 // Parse validates catalog JSON; name is used in messages and to resolve
 // relative paths.
-func Parse(name string, data []byte) (*Catalog, error) {
+func Parse(name string, data []byte) (*Catalog, error) { return registry.Parse(name, data) }
+
+// Parse validates catalog JSON with r's backends.
+func (r *Registry) Parse(name string, data []byte) (*Catalog, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf(`%s: the file is empty; a catalog is a JSON object mapping model keys to entries, e.g. {"smoke": {"backend": "onnx", "builtin": "smoke", "enabled": true}}`, name)
 	}
@@ -133,18 +108,22 @@ func Parse(name string, data []byte) (*Catalog, error) {
 	if i, first := jsonpos.Repeat(raw); i >= 0 {
 		return nil, fmt.Errorf("%s:%d: duplicate model key %q (first defined on line %d); rename one of them", name, raw[i].Line, raw[i].Key, raw[first].Line)
 	}
+	if len(r.Names()) == 0 {
+		// A program that forgot its blank imports would otherwise call
+		// every field unknown.
+		return nil, fmt.Errorf("%s: no backend is linked into this program; blank-import the backend packages (harness/backends/onnx, openai, httpapi)", name)
+	}
 	c := &Catalog{File: name}
 	var errs []error
 	for _, m := range raw {
 		if strings.HasPrefix(m.Key, "_") {
 			continue // "_comment" and friends document the file
 		}
-		e, err := decodeEntry(name, m)
+		e, err := r.decodeEntry(name, m)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		e.Dir = filepath.Dir(name)
 		c.Entries = append(c.Entries, e)
 	}
 	if len(errs) > 0 {
@@ -156,46 +135,67 @@ func Parse(name string, data []byte) (*Catalog, error) {
 	return c, nil
 }
 
-func decodeEntry(name string, m jsonpos.Member) (Entry, error) {
+func (r *Registry) decodeEntry(name string, m jsonpos.Member) (Entry, error) {
 	where := fmt.Sprintf("%s: model %q", name, m.Key)
 	if len(bytes.TrimSpace(m.Value)) == 0 || m.Value[0] != '{' {
 		return Entry{}, fmt.Errorf("%s: the entry must be a JSON object", where)
 	}
+	fs := r.entryFields()
+	all := reflect.New(fs.all)
+	if err := decodeStrict(m.Value, all.Interface()); err != nil {
+		return Entry{}, fmt.Errorf("%s: %v", where, wordDecodeError(err, m.Value, fs))
+	}
 	var e Entry
-	dec := json.NewDecoder(bytes.NewReader(m.Value))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err != nil {
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &te):
-			return Entry{}, fmt.Errorf("%s: field %q must be %s, not a JSON %s", where, te.Field, typeName(te.Type.String()), te.Value)
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			f := strings.TrimPrefix(err.Error(), "json: unknown field ")
-			if inSampling(m.Value, f) {
-				return Entry{}, fmt.Errorf("%s: unknown field %s in \"sampling\"; its fields are %s", where, f, strings.Join(samplingFields(), ", "))
-			}
-			return Entry{}, fmt.Errorf("%s: unknown field %s; known fields are %s", where, f, strings.Join(knownFields(), ", "))
-		}
+	if err := json.Unmarshal(m.Value, &e); err != nil {
 		return Entry{}, fmt.Errorf("%s: %v", where, err)
 	}
-	e.Key = m.Key
+	e.Key, e.Dir = m.Key, filepath.Dir(name)
 	if e.Backend == "" {
-		e.Backend = OpenRouter // Featherbench's models.json has no backend field
+		e.Backend = DefaultBackend
 	}
-	v, ok := validators[e.Backend]
+	b, ok := r.backend(e.Backend)
 	if !ok {
-		return Entry{}, fmt.Errorf("%s: unknown backend %q; valid backends are %s", where, e.Backend, strings.Join(Backends(), ", "))
+		return Entry{}, fmt.Errorf("%s: unknown backend %q; valid backends are %s", where, e.Backend, strings.Join(r.Names(), ", "))
 	}
 	if err := checkKey(m.Key); err != nil {
 		return Entry{}, fmt.Errorf("%s: %v", where, err)
 	}
-	if err := foreignFields(e, v.fields); err != nil {
+	if bad := fs.foreign(m.Value, all.Elem(), e.Backend); len(bad) > 0 {
+		verb := map[bool]string{true: " is", false: " are"}[len(bad) == 1]
+		return Entry{}, fmt.Errorf("%s: %s not used by backend %q; remove it or change the backend", where, strings.Join(bad, ", ")+verb, e.Backend)
+	}
+	s := b.Settings()
+	if err := json.Unmarshal(m.Value, s); err != nil {
 		return Entry{}, fmt.Errorf("%s: %v", where, err)
 	}
-	if err := v.validate(&e); err != nil {
+	if err := s.Validate(e); err != nil {
 		return Entry{}, fmt.Errorf("%s: %v", where, err)
 	}
+	e.Settings = s
 	return e, nil
+}
+
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// wordDecodeError says what is wrong with an entry's field in the
+// catalog's terms.
+func wordDecodeError(err error, entry []byte, fs *fieldSet) error {
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te):
+		return fmt.Errorf("field %q must be %s, not a JSON %s", te.Field, typeName(te.Type.String()), te.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		f := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		if inSampling(entry, f) {
+			return fmt.Errorf("unknown field %s in \"sampling\"; its fields are %s", f, strings.Join(samplingFields(), ", "))
+		}
+		return fmt.Errorf("unknown field %s; known fields are %s", f, strings.Join(fs.names, ", "))
+	}
+	return err
 }
 
 // checkKey keeps keys usable as subtest names and in -run patterns.
@@ -265,12 +265,6 @@ func samplingFields() []string {
 	return out
 }
 
-func knownFields() []string {
-	out := jsonFieldNames()
-	sort.Strings(out)
-	return out
-}
-
 // Keys lists the catalog's keys in file order.
 func (c *Catalog) Keys() []string {
 	out := make([]string, len(c.Entries))
@@ -332,4 +326,22 @@ func (c *Catalog) Select(keys []string) ([]Entry, error) {
 		return nil, fmt.Errorf("unknown %s %s in %s; valid keys: %s (or all)", noun, strings.Join(unknown, ", "), c.File, strings.Join(c.Keys(), ", "))
 	}
 	return out, nil
+}
+
+// BuiltIn reports whether the entry names a model shipped inside feather
+// (the smoke model): its settings say so with a BuiltIn method.
+func (e Entry) BuiltIn() bool {
+	b, ok := e.Settings.(interface{ BuiltIn() bool })
+	return ok && b.BuiltIn()
+}
+
+// Defaults are the entry's max_tokens and sampling as lm applies them to
+// requests that do not set their own. Open wraps every model in them, so
+// they have one owner whatever the backend and the suite.
+func (e Entry) Defaults() lm.Defaults {
+	d := lm.Defaults{MaxNewTokens: e.MaxTokens}
+	if e.Sampling != nil {
+		d.Sampling = *e.Sampling
+	}
+	return d
 }

@@ -1,4 +1,4 @@
-package catalog
+package catalog_test
 
 import (
 	"os"
@@ -7,7 +7,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/httpapi"
+	"github.com/feather-eval/feather/harness/backends/onnx"
+	"github.com/feather-eval/feather/harness/backends/openai"
 )
+
+// The shipped backends register themselves; these tests load catalogs
+// with all of them, as the binaries do.
+var _ = httpapi.Name
 
 const sample = `{
   "_comment": "keys starting with _ are notes",
@@ -20,9 +29,9 @@ const sample = `{
 }`
 
 func TestSelection(t *testing.T) {
-	c, err := Parse("models.json", []byte(sample))
+	c, err := catalog.Parse("models.json", []byte(sample))
 	require.NoError(t, err)
-	keys := func(es []Entry) []string {
+	keys := func(es []catalog.Entry) []string {
 		var out []string
 		for _, e := range es {
 			out = append(out, e.Key)
@@ -55,27 +64,28 @@ func TestSelection(t *testing.T) {
 }
 
 func TestEntriesDecoded(t *testing.T) {
-	c, err := Parse("models/models.json", []byte(sample))
+	c, err := catalog.Parse("models/models.json", []byte(sample))
 	require.NoError(t, err)
 	fable, err := c.Get("fable-5")
 	require.NoError(t, err)
-	assert.Equal(t, OpenRouter, fable.Backend, "entries without a backend are OpenRouter models, as in Featherbench's models.json")
-	assert.Equal(t, []string{"anthropic"}, fable.ProviderOrder)
+	assert.Equal(t, openai.OpenRouterName, fable.Backend, "entries without a backend are OpenRouter models, as in Featherbench's models.json")
+	assert.Equal(t, &openai.OpenRouterSettings{Model: "anthropic/claude-fable-5", ProviderOrder: []string{"anthropic"}, Effort: "high", StructuredOutputs: true}, fable.Settings)
 	assert.Equal(t, 64000, fable.MaxTokens)
 	glm, _ := c.Get("glm-5.3")
 	require.NotNil(t, glm.Sampling)
 	assert.Equal(t, 0.0, *glm.Sampling.Temperature, "a declared zero temperature is kept")
 	assert.Nil(t, glm.Sampling.TopP, "undeclared sampling stays undeclared")
 	vllm, _ := c.Get("local-vllm")
-	assert.Equal(t, "VLLM_API_KEY", vllm.APIKeyEnv)
-	assert.True(t, fable.StructuredOutputs, "openrouter entries may declare structured outputs")
-	assert.True(t, vllm.StructuredOutputs, "openai entries may declare structured outputs")
-	assert.False(t, glm.StructuredOutputs, "structured outputs are opt-in")
+	assert.Equal(t, &openai.Settings{Model: "Qwen/Qwen2.5-0.5B-Instruct", BaseURL: "http://localhost:8000/v1", APIKeyEnv: "VLLM_API_KEY", StructuredOutputs: true}, vllm.Settings,
+		"openai entries may declare structured outputs")
+	assert.False(t, glm.Settings.(*openai.OpenRouterSettings).StructuredOutputs, "structured outputs are opt-in")
+	haiku, _ := c.Get("chathaiku")
+	assert.Equal(t, &httpapi.Settings{URL: "http://localhost:9000/chat", RequestTemplate: []byte(`{"input": "{{prompt}}"}`), ResponsePath: "output.text"}, haiku.Settings)
 	assert.Equal(t, "local-vllm", vllm.Label(), "the key labels an entry without a name")
 }
 
 func TestNoEnabledModel(t *testing.T) {
-	c, err := Parse("m.json", []byte(`{"smoke": {"backend": "onnx", "builtin": "smoke"}}`))
+	c, err := catalog.Parse("m.json", []byte(`{"smoke": {"backend": "onnx", "builtin": "smoke"}}`))
 	require.NoError(t, err)
 	_, err = c.Select(nil)
 	assert.EqualError(t, err, `no model in m.json is enabled; set "enabled": true on one, or name models with the models option (valid keys: smoke)`)
@@ -142,7 +152,7 @@ func TestMalformedCatalogs(t *testing.T) {
 				"m.json: model \"b\": \"provider_order\" is missing: pin the upstream that serves the model (e.g. [\"anthropic\"]) so a run never scores a silent fallback"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("m.json", []byte(tc.json))
+			_, err := catalog.Parse("m.json", []byte(tc.json))
 			require.Error(t, err)
 			assert.Equal(t, tc.err, err.Error())
 		})
@@ -150,13 +160,13 @@ func TestMalformedCatalogs(t *testing.T) {
 }
 
 func TestLoadMissingFileAndRelativePaths(t *testing.T) {
-	_, err := Load("/nonexistent/models.json")
+	_, err := catalog.Load("/nonexistent/models.json")
 	assert.EqualError(t, err, "model catalog /nonexistent/models.json does not exist; pass another with the catalog option or create it (see models/ for examples)")
 
 	dir := t.TempDir()
 	f := filepath.Join(dir, "local.json")
 	require.NoError(t, os.WriteFile(f, []byte(`{"m": {"backend": "onnx", "path": "onnx-models/smollm"}}`), 0o644))
-	c, err := Load(f)
+	c, err := catalog.Load(f)
 	require.NoError(t, err)
-	assert.Equal(t, filepath.Join(dir, "onnx-models/smollm"), c.Entries[0].ResolvedPath(), "relative paths resolve from the catalog's folder")
+	assert.Equal(t, filepath.Join(dir, "onnx-models/smollm"), c.Entries[0].Settings.(*onnx.Settings).ResolvedPath(), "relative paths resolve from the catalog's folder")
 }

@@ -246,10 +246,10 @@ func TestKeyNeverLeaksFromFaults(t *testing.T) {
 			s := fakeserver.Start(t, f.reply)
 			e := entry(chatURL(s), `{"model": "m", "messages": [{"role": "user", "content": "{{prompt}}"}]}`, "choices.0.message.content")
 			if strings.HasPrefix(f.name, "200") {
-				e.ResponsePath = "choices.0.message.text"
+				settings(e).ResponsePath = "choices.0.message.text"
 			}
-			e.APIKeyEnv = "HAIKU_API_KEY"
-			e.Headers = map[string]string{"X-Token": "Token ${TEAM_TOKEN}"}
+			settings(e).APIKeyEnv = "HAIKU_API_KEY"
+			settings(e).Headers = map[string]string{"X-Token": "Token ${TEAM_TOKEN}"}
 			m, err := httpapi.New(e)
 			require.NoError(t, err)
 			m.Getenv = env(map[string]string{"HAIKU_API_KEY": key, "TEAM_TOKEN": token})

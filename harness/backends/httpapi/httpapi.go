@@ -73,33 +73,38 @@ type Model struct {
 	Getenv func(string) string
 
 	entry  catalog.Entry
+	s      *Settings
 	client *http.Client
 }
 
 // New checks an "http" catalog entry.
 func New(e catalog.Entry) (*Model, error) {
-	u, err := url.Parse(e.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf(`"url" %q is not an http(s) URL`, e.URL)
+	s, ok := e.Settings.(*Settings)
+	if !ok {
+		return nil, errors.New("the entry has no http settings")
 	}
-	if _, _, err := render(e.RequestTemplate, "", lm.GenerateRequest{}); err != nil {
+	u, err := url.Parse(s.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf(`"url" %q is not an http(s) URL`, s.URL)
+	}
+	if _, _, err := render(s.RequestTemplate, "", lm.GenerateRequest{}); err != nil {
 		return nil, fmt.Errorf(`"request_template": %v`, err)
 	}
-	if !bytes.Contains(e.RequestTemplate, []byte("{{prompt}}")) {
+	if !bytes.Contains(s.RequestTemplate, []byte("{{prompt}}")) {
 		return nil, errors.New(`"request_template" has no "{{prompt}}" placeholder; put it in the string field that carries the prompt`)
 	}
-	for _, seg := range strings.Split(e.ResponsePath, ".") {
+	for _, seg := range strings.Split(s.ResponsePath, ".") {
 		if seg == "" {
-			return nil, fmt.Errorf(`"response_path" %q has an empty segment; write it like choices.0.message.content`, e.ResponsePath)
+			return nil, fmt.Errorf(`"response_path" %q has an empty segment; write it like choices.0.message.content`, s.ResponsePath)
 		}
 	}
-	return &Model{Concurrency: 4, Timeout: 10 * time.Minute, MaxAttempts: 4, Getenv: os.Getenv, entry: e, client: &http.Client{}}, nil
+	return &Model{Concurrency: 4, Timeout: 10 * time.Minute, MaxAttempts: 4, Getenv: os.Getenv, entry: e, s: s, client: &http.Client{}}, nil
 }
 
 // Info describes the endpoint. It applies its own template, if any, so
 // requests are treated as chat turns.
 func (m *Model) Info() lm.Info {
-	return lm.Info{Key: m.entry.Key, Name: m.entry.Name, Backend: m.entry.Backend, Path: m.entry.URL, Chat: true}
+	return lm.Info{Key: m.entry.Key, Name: m.entry.Name, Backend: m.entry.Backend, Path: m.s.URL, Chat: true}
 }
 
 // Close releases idle connections.
@@ -122,7 +127,7 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 	var secrets redact.Secrets
 	fail := func(err error) lm.GenerateResult {
 		res.StopReason = lm.StopError
-		res.Err = secrets.Err(fmt.Errorf("http model %q: POST %s: %w", m.entry.Key, m.entry.URL, err))
+		res.Err = secrets.Err(fmt.Errorf("http model %q: POST %s: %w", m.entry.Key, m.s.URL, err))
 		return res
 	}
 	prompt, err := promptOf(req)
@@ -130,7 +135,7 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 		return fail(err)
 	}
 	res.PromptSent = prompt
-	body, sent, err := render(m.entry.RequestTemplate, prompt, req)
+	body, sent, err := render(m.s.RequestTemplate, prompt, req)
 	if err != nil {
 		return fail(fmt.Errorf(`"request_template": %v`, err))
 	}
@@ -141,7 +146,7 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 	}
 	var data []byte
 	res.Retries, err = retry.Do(ctx, m.policy(), func(actx context.Context, a *retry.Attempt) error {
-		hr, err := http.NewRequestWithContext(actx, http.MethodPost, m.entry.URL, bytes.NewReader(body))
+		hr, err := http.NewRequestWithContext(actx, http.MethodPost, m.s.URL, bytes.NewReader(body))
 		if err != nil {
 			return err
 		}
@@ -173,7 +178,7 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 	if err != nil {
 		return fail(err)
 	}
-	text, err := extract(data, m.entry.ResponsePath, secrets)
+	text, err := extract(data, m.s.ResponsePath, secrets)
 	if err != nil {
 		return fail(err)
 	}
@@ -213,14 +218,14 @@ func (m *Model) headers() (http.Header, redact.Secrets, error) {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json")
-	secrets, err := redact.Headers(h, m.entry.Headers, getenv)
+	secrets, err := redact.Headers(h, m.s.Headers, getenv)
 	if err != nil {
 		return nil, secrets, err
 	}
-	if m.entry.APIKeyEnv != "" {
-		key := strings.TrimSpace(getenv(m.entry.APIKeyEnv))
+	if m.s.APIKeyEnv != "" {
+		key := strings.TrimSpace(getenv(m.s.APIKeyEnv))
 		if key == "" {
-			return nil, secrets, fmt.Errorf("the key variable %s (api_key_env) is not set: export it, or remove api_key_env if the endpoint needs no key", m.entry.APIKeyEnv)
+			return nil, secrets, fmt.Errorf("the key variable %s (api_key_env) is not set: export it, or remove api_key_env if the endpoint needs no key", m.s.APIKeyEnv)
 		}
 		h.Set("Authorization", "Bearer "+key)
 		secrets = append(secrets, key)

@@ -46,8 +46,11 @@ func startServer(t *testing.T, status int, reply func(body map[string]any) strin
 }
 
 func entry(url, tmpl, path string) catalog.Entry {
-	return catalog.Entry{Key: "haiku", Backend: catalog.HTTP, URL: url, RequestTemplate: json.RawMessage(tmpl), ResponsePath: path}
+	return catalog.Entry{Key: "haiku", Backend: httpapi.Name, Settings: &httpapi.Settings{URL: url, RequestTemplate: json.RawMessage(tmpl), ResponsePath: path}}
 }
+
+// settings are e's http settings, to adjust.
+func settings(e catalog.Entry) *httpapi.Settings { return e.Settings.(*httpapi.Settings) }
 
 func env(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 
@@ -149,8 +152,8 @@ func TestHeadersAndKeyNeverLeak(t *testing.T) {
 	const key, team = "hk-very-secret-key", "team-secret-7"
 	hs := startServer(t, 401, func(map[string]any) string { return `{"error": "bad key hk-very-secret-key for team-secret-7"}` })
 	e := entry(hs.URL, `{"p": "{{prompt}}"}`, "output")
-	e.APIKeyEnv = "HAIKU_API_KEY"
-	e.Headers = map[string]string{"X-Team": "${TEAM_ID}", "X-Client": "feather"}
+	settings(e).APIKeyEnv = "HAIKU_API_KEY"
+	settings(e).Headers = map[string]string{"X-Team": "${TEAM_ID}", "X-Client": "feather"}
 	m, err := httpapi.New(e)
 	require.NoError(t, err)
 	m.Getenv = env(map[string]string{"HAIKU_API_KEY": key, "TEAM_ID": team})

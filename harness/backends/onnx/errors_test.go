@@ -213,7 +213,8 @@ func fixtureWithVocab(t *testing.T, vocab int) string {
 func TestOpenEntry(t *testing.T) {
 	testenv.ORT(t)
 	fx := fixture(t, "llama-gqa")
-	e := catalog.Entry{Key: "mine", Backend: catalog.ONNX, Path: filepath.Base(fx.Dir), Dir: filepath.Dir(fx.Dir), Variant: "quantized", Threads: 1, Chat: "no"}
+	e := catalog.Entry{Key: "mine", Backend: Name, Dir: filepath.Dir(fx.Dir),
+		Settings: &Settings{Path: filepath.Base(fx.Dir), dir: filepath.Dir(fx.Dir), Variant: "quantized", Threads: 1, Chat: "no"}}
 	m, err := OpenEntry(context.Background(), e)
 	require.NoError(t, err)
 	defer m.Close()
@@ -221,10 +222,10 @@ func TestOpenEntry(t *testing.T) {
 	assert.Equal(t, "llama-gqa", m.Info().Name)
 	assert.Equal(t, fx.Path("quantized"), m.(*Model).file)
 
-	_, err = OpenEntry(context.Background(), catalog.Entry{Key: "x", Backend: catalog.ONNX, Builtin: "large"})
+	_, err = OpenEntry(context.Background(), catalog.Entry{Key: "x", Backend: Name, Settings: &Settings{Builtin: "large"}})
 	assert.EqualError(t, err, `unknown builtin "large"; the onnx backend has "smoke"`)
 
-	m, err = OpenEntry(context.Background(), catalog.Entry{Key: "gone", Backend: catalog.ONNX, Path: "nope", Dir: fixtureRoot})
+	m, err = OpenEntry(context.Background(), catalog.Entry{Key: "gone", Backend: Name, Settings: &Settings{Path: "nope", dir: fixtureRoot}})
 	assert.Nil(t, m, "a failed open is a nil interface, not a typed nil")
 	assert.Error(t, err)
 }
@@ -252,7 +253,7 @@ func TestOpenWithoutORT(t *testing.T) {
 func TestOpenEntrySmoke(t *testing.T) {
 	testenv.ORT(t)
 	t.Setenv("FEATHER_CACHE", t.TempDir())
-	m, err := OpenEntry(context.Background(), catalog.Entry{Key: "smoke", Backend: catalog.ONNX, Builtin: "smoke"})
+	m, err := OpenEntry(context.Background(), catalog.Entry{Key: "smoke", Backend: Name, Settings: &Settings{Builtin: "smoke"}})
 	require.NoError(t, err)
 	defer m.Close()
 	info := m.Info()

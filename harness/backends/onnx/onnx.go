@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/backends/onnx/chat"
 	"github.com/feather-eval/feather/harness/backends/onnx/ortlib"
 	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
@@ -166,7 +165,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Model, error) {
 	m.info = lm.Info{
 		Key:           opt.Key,
 		Name:          name,
-		Backend:       catalog.ONNX,
+		Backend:       Name,
 		Path:          dir,
 		Params:        summary.paramCount(),
 		ContextLength: m.ctxLen,
@@ -240,30 +239,4 @@ func (m *Model) Close() error {
 	}
 	m.runners = nil
 	return errors.Join(errs...)
-}
-
-// OpenEntry opens a catalog entry: a folder (path) or the built-in smoke
-// model (builtin "smoke"), which is built into the cache on first use.
-func OpenEntry(ctx context.Context, e catalog.Entry) (lm.Model, error) {
-	opt := Options{
-		Key:      e.Key,
-		Name:     e.Name,
-		Variant:  e.Variant,
-		Threads:  e.Threads,
-		Sessions: e.Sessions,
-		Provider: e.Provider,
-		DeviceID: e.DeviceID,
-		Chat:     e.Chat,
-	}
-	var m *Model
-	var err error
-	if e.Builtin != "" {
-		m, err = openBuiltin(ctx, e.Builtin, opt)
-	} else {
-		m, err = Open(ctx, e.ResolvedPath(), opt)
-	}
-	if err != nil {
-		return nil, err // not a typed nil inside lm.Model
-	}
-	return m, nil
 }

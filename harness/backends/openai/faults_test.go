@@ -366,7 +366,7 @@ func TestDroppedConnections(t *testing.T) {
 		addr := l.Addr().String()
 		require.NoError(t, l.Close()) // nothing listens there now
 		sl := &sleeper{}
-		m, err := openai.New(catalog.Entry{Key: "k", Backend: catalog.OpenAI, BaseURL: "http://" + addr + "/v1", Model: "m"},
+		m, err := openai.New(catalog.Entry{Key: "k", Backend: openai.Name, Settings: &openai.Settings{BaseURL: "http://" + addr + "/v1", Model: "m"}},
 			openai.Options{MaxAttempts: 3, Sleep: sl.sleep})
 		require.NoError(t, err)
 		res := generate(t, m, lm.GenerateRequest{Messages: user("q")})[0]
@@ -417,8 +417,8 @@ func TestKeyNeverLeaksFromFaults(t *testing.T) {
 			t.Parallel() // the stall waits out its timeout
 			s := fakeserver.Start(t, f.reply)
 			e := s.Entry("local", "m")
-			e.APIKeyEnv = "LOCAL_KEY"
-			e.Headers = map[string]string{"X-Token": "Token ${TEAM_TOKEN}"}
+			fakeserver.Settings(e).APIKeyEnv = "LOCAL_KEY"
+			fakeserver.Settings(e).Headers = map[string]string{"X-Token": "Token ${TEAM_TOKEN}"}
 			sm, err := openai.Open(e, openai.Options{MaxAttempts: 2, AttemptTimeout: roomyTimeout, Sleep: (&sleeper{}).sleep,
 				Getenv: env("LOCAL_KEY", testKey, "TEAM_TOKEN", token)})
 			require.NoError(t, err)

@@ -73,7 +73,7 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 			return acc.read(a.body)
 		}
 		stream, err := m.client.CreateCompletionStream(actx, goopenai.CompletionRequest{
-			Model:         m.entry.Model,
+			Model:         m.model,
 			Prompt:        req.Prompt,
 			StreamOptions: &goopenai.StreamOptions{IncludeUsage: true},
 		})
@@ -100,26 +100,12 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 	return res
 }
 
-// sampling merges the request's declared sampling over the entry's and
-// returns what is recorded as sent and the extra body fields to send.
+// sampling returns what is recorded as sent and the extra body fields to
+// send: the request's declared sampling and cap only. The catalog's
+// defaults are already in the request (lm.WithDefaults, applied when the
+// catalog opens the model).
 func (m *Model) sampling(req lm.GenerateRequest) (sent, extra map[string]any) {
-	var s lm.Sampling
-	if m.entry.Sampling != nil {
-		s = *m.entry.Sampling
-	}
-	r := req.Sampling
-	if r.Temperature != nil {
-		s.Temperature = r.Temperature
-	}
-	if r.TopP != nil {
-		s.TopP = r.TopP
-	}
-	if r.TopK != nil {
-		s.TopK = r.TopK
-	}
-	if r.Seed != nil {
-		s.Seed = r.Seed
-	}
+	s := req.Sampling
 	sent = map[string]any{}
 	if s.Temperature != nil {
 		sent["temperature"] = *s.Temperature
@@ -133,15 +119,11 @@ func (m *Model) sampling(req lm.GenerateRequest) (sent, extra map[string]any) {
 	if s.Seed != nil {
 		sent["seed"] = *s.Seed
 	}
-	maxTokens := m.entry.MaxTokens
 	if req.MaxNewTokens > 0 {
-		maxTokens = req.MaxNewTokens
+		sent["max_tokens"] = req.MaxNewTokens
 	}
-	if maxTokens > 0 {
-		sent["max_tokens"] = maxTokens
-	}
-	if m.openRouter && m.entry.Effort != "" {
-		sent["reasoning"] = map[string]any{"effort": m.entry.Effort}
+	if m.openRouter && m.effort != "" {
+		sent["reasoning"] = map[string]any{"effort": m.effort}
 	}
 	extra = make(map[string]any, len(sent)+2)
 	for k, v := range sent {
@@ -150,7 +132,7 @@ func (m *Model) sampling(req lm.GenerateRequest) (sent, extra map[string]any) {
 	if m.openRouter {
 		// Pin the upstream so a run never scores a silent fallback, and make
 		// the route honour every parameter sent (or fail).
-		extra["provider"] = map[string]any{"order": m.entry.ProviderOrder, "allow_fallbacks": false, "require_parameters": true}
+		extra["provider"] = map[string]any{"order": m.providerOrder, "allow_fallbacks": false, "require_parameters": true}
 		extra["usage"] = map[string]any{"include": true}
 	}
 	return sent, extra
@@ -165,7 +147,7 @@ var formatNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // provider that lacks it, and a plain server might reject the field. The
 // schema's title names it (json_schema.name is required), else "response".
 func (m *Model) responseFormat(req lm.GenerateRequest) (map[string]any, error) {
-	if len(req.ResponseFormat) == 0 || !m.entry.StructuredOutputs || !m.chat() {
+	if len(req.ResponseFormat) == 0 || !m.structured || !m.chat() {
 		return nil, nil
 	}
 	var schema map[string]json.RawMessage
@@ -184,7 +166,7 @@ func (m *Model) responseFormat(req lm.GenerateRequest) (map[string]any, error) {
 
 func (m *Model) chatRequest(req lm.GenerateRequest) goopenai.ChatCompletionRequest {
 	cr := goopenai.ChatCompletionRequest{
-		Model:         m.entry.Model,
+		Model:         m.model,
 		StreamOptions: &goopenai.StreamOptions{IncludeUsage: true},
 	}
 	if req.Prompt != "" {

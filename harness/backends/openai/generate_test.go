@@ -49,12 +49,15 @@ func intp(v int) *int        { return &v }
 // openRouter opens an openrouter entry against s with testKey.
 func openRouter(t *testing.T, s *fakeserver.Server, e catalog.Entry, o openai.Options) *openai.Model {
 	t.Helper()
-	e.Backend = catalog.OpenRouter
-	if e.Model == "" {
-		e.Model = "anthropic/claude-fable-5"
+	e.Backend = openai.OpenRouterName
+	if e.Settings == nil {
+		e.Settings = &openai.OpenRouterSettings{}
 	}
-	if e.ProviderOrder == nil {
-		e.ProviderOrder = []string{"anthropic"}
+	if rs := e.Settings.(*openai.OpenRouterSettings); rs.Model == "" {
+		rs.Model = "anthropic/claude-fable-5"
+	}
+	if rs := e.Settings.(*openai.OpenRouterSettings); rs.ProviderOrder == nil {
+		rs.ProviderOrder = []string{"anthropic"}
 	}
 	if o.Getenv == nil {
 		o.Getenv = env(openai.OpenRouterBaseURLEnv, s.URL, openai.OpenRouterKeyEnv, testKey)
@@ -92,11 +95,13 @@ var weatherTool = lm.Tool{
 
 func TestOpenRouterRequestBody(t *testing.T) {
 	s := fakeserver.Start(t, nil)
-	m := openRouter(t, s, catalog.Entry{
-		Key: "fable-5", Effort: "high", MaxTokens: 64000,
+	e := catalog.Entry{
+		Key: "fable-5", MaxTokens: 64000, Settings: &openai.OpenRouterSettings{Effort: "high"},
 		Sampling: &catalog.Sampling{Temperature: f64(0), Seed: intp(7)},
-	}, openai.Options{})
-	res := generate(t, m, lm.GenerateRequest{Messages: user("What's the weather in Paris?"), Tools: []lm.Tool{weatherTool}})
+	}
+	m := openRouter(t, s, e, openai.Options{})
+	// The catalog's defaults fill the request, as catalog.Open's wrapper does.
+	res := generate(t, m, e.Defaults().Apply(lm.GenerateRequest{Messages: user("What's the weather in Paris?"), Tools: []lm.Tool{weatherTool}}))
 	require.NoError(t, res[0].Err)
 
 	reqs := s.Requests()
@@ -156,10 +161,10 @@ func TestOpenAIRequestBody(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := fakeserver.Start(t, nil)
 			e := tt.entry
-			e.Key, e.Backend, e.BaseURL, e.Model = "local", catalog.OpenAI, s.URL, "qwen3-0.6b"
+			e.Key, e.Backend, e.Settings = "local", openai.Name, &openai.Settings{BaseURL: s.URL, Model: "qwen3-0.6b"}
 			m, err := openai.New(e, openai.Options{Getenv: env()})
 			require.NoError(t, err)
-			res := generate(t, m, tt.req)
+			res := generate(t, m, e.Defaults().Apply(tt.req)) // as catalog.Open's wrapper does
 			require.NoError(t, res[0].Err)
 			assert.Equal(t, "ok", res[0].Text)
 
@@ -193,7 +198,7 @@ func TestAPIKeyFromVariableAtCallTime(t *testing.T) {
 	s := fakeserver.Start(t, nil)
 	key := "first-key"
 	e := s.Entry("local", "m")
-	e.APIKeyEnv = "VLLM_API_KEY"
+	fakeserver.Settings(e).APIKeyEnv = "VLLM_API_KEY"
 	m, err := openai.New(e, openai.Options{Getenv: func(k string) string {
 		if k == "VLLM_API_KEY" {
 			return key
@@ -217,11 +222,11 @@ func TestAPIKeyFromVariableAtCallTime(t *testing.T) {
 }
 
 func TestBaseURL(t *testing.T) {
-	m, err := openai.New(catalog.Entry{Key: "k", Backend: catalog.OpenAI, BaseURL: "http://127.0.0.1:8000/v1/", Model: "m"}, openai.Options{})
+	m, err := openai.New(catalog.Entry{Key: "k", Backend: openai.Name, Settings: &openai.Settings{BaseURL: "http://127.0.0.1:8000/v1/", Model: "m"}}, openai.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, "http://127.0.0.1:8000/v1", m.BaseURL())
 	for override, want := range map[string]string{"": openai.OpenRouterBaseURL, "http://127.0.0.1:5555/v1/": "http://127.0.0.1:5555/v1"} {
-		m, err := openai.New(catalog.Entry{Key: "k", Backend: catalog.OpenRouter, Model: "a/b"}, openai.Options{Getenv: env(openai.OpenRouterBaseURLEnv, override)})
+		m, err := openai.New(catalog.Entry{Key: "k", Backend: openai.OpenRouterName, Settings: &openai.OpenRouterSettings{Model: "a/b"}}, openai.Options{Getenv: env(openai.OpenRouterBaseURLEnv, override)})
 		require.NoError(t, err)
 		assert.Equal(t, want, m.BaseURL(), "OPENROUTER_BASE_URL=%q", override)
 	}
@@ -438,7 +443,7 @@ func TestRawPrompts(t *testing.T) {
 	})
 	t.Run("chat no uses the completions endpoint", func(t *testing.T) {
 		e := s.Entry("base", "smollm2-135m")
-		e.Chat = "no"
+		fakeserver.Settings(e).Chat = "no"
 		m, err := openai.New(e, openai.Options{Getenv: env()})
 		require.NoError(t, err)
 		assert.False(t, m.Info().Chat)
@@ -481,7 +486,7 @@ func TestOpenCapabilities(t *testing.T) {
 	assert.True(t, generates)
 	assert.Equal(t, lm.Info{Key: "local", Backend: "openai", Path: "m", Chat: true}, m.Info())
 
-	m, err = openai.Open(catalog.Entry{Key: "or", Backend: catalog.OpenRouter, Model: "a/b", ProviderOrder: []string{"a"}}, openai.Options{Getenv: env()})
+	m, err = openai.Open(catalog.Entry{Key: "or", Backend: openai.OpenRouterName, Settings: &openai.OpenRouterSettings{Model: "a/b", ProviderOrder: []string{"a"}}}, openai.Options{Getenv: env()})
 	require.NoError(t, err)
 	_, scores = m.(lm.Scorer)
 	assert.False(t, scores, "OpenRouter returns no prompt log-probs")
@@ -494,10 +499,10 @@ func TestNewRejectsBadEntries(t *testing.T) {
 		env   func(string) string
 		want  string
 	}{
-		{"other backend", catalog.Entry{Backend: catalog.ONNX, Model: "m"}, env(), `not "onnx"`},
-		{"no model", catalog.Entry{Backend: catalog.OpenAI, BaseURL: "http://x/v1"}, env(), `"model" is missing`},
-		{"bad base_url", catalog.Entry{Backend: catalog.OpenAI, Model: "m", BaseURL: "localhost:8000"}, env(), `"base_url" "localhost:8000" is not an http(s) URL`},
-		{"bad OpenRouter URL", catalog.Entry{Backend: catalog.OpenRouter, Model: "a/b"}, env(openai.OpenRouterBaseURLEnv, "ftp://x"), `OPENROUTER_BASE_URL "ftp://x" is not an http(s) URL`},
+		{"other backend", catalog.Entry{Backend: "onnx"}, env(), `not "onnx"`},
+		{"no model", catalog.Entry{Backend: openai.Name, Settings: &openai.Settings{BaseURL: "http://x/v1"}}, env(), `"model" is missing`},
+		{"bad base_url", catalog.Entry{Backend: openai.Name, Settings: &openai.Settings{Model: "m", BaseURL: "localhost:8000"}}, env(), `"base_url" "localhost:8000" is not an http(s) URL`},
+		{"bad OpenRouter URL", catalog.Entry{Backend: openai.OpenRouterName, Settings: &openai.OpenRouterSettings{Model: "a/b"}}, env(openai.OpenRouterBaseURLEnv, "ftp://x"), `OPENROUTER_BASE_URL "ftp://x" is not an http(s) URL`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -540,8 +545,8 @@ func TestKeyNeverLeaks(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			s := fakeserver.Start(t, f.reply)
 			e := s.Entry("local", "m")
-			e.APIKeyEnv = "LOCAL_KEY"
-			e.Headers = map[string]string{"X-Team-Key": "${TEAM_KEY}"}
+			fakeserver.Settings(e).APIKeyEnv = "LOCAL_KEY"
+			fakeserver.Settings(e).Headers = map[string]string{"X-Team-Key": "${TEAM_KEY}"}
 			sm, err := openai.Open(e, openai.Options{MaxAttempts: 2, Sleep: (&sleeper{}).sleep, Getenv: env("LOCAL_KEY", testKey, "TEAM_KEY", teamKey)})
 			require.NoError(t, err)
 			res, err := sm.(lm.Generator).Generate(context.Background(), []lm.GenerateRequest{{Messages: user("q"), Sampling: lm.Greedy()}})
@@ -574,17 +579,17 @@ func TestStructuredOutputs(t *testing.T) {
 		want       any // the body's response_format; nil: absent
 		wantErrMsg string
 	}{
-		{name: "declared openai entry", backend: catalog.OpenAI, declared: true, format: schema,
+		{name: "declared openai entry", backend: openai.Name, declared: true, format: schema,
 			want: map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "judgement", "strict": true, "schema": wantSchema}}},
-		{name: "declared openrouter entry", backend: catalog.OpenRouter, declared: true, format: schema,
+		{name: "declared openrouter entry", backend: openai.OpenRouterName, declared: true, format: schema,
 			want: map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "judgement", "strict": true, "schema": wantSchema}}},
-		{name: "a schema without a usable title is named response", backend: catalog.OpenAI, declared: true, format: json.RawMessage(`{"title":"a judgement!","type":"object"}`),
+		{name: "a schema without a usable title is named response", backend: openai.Name, declared: true, format: json.RawMessage(`{"title":"a judgement!","type":"object"}`),
 			want: map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "response", "strict": true, "schema": map[string]any{"title": "a judgement!", "type": "object"}}}},
-		{name: "undeclared openai entry", backend: catalog.OpenAI, format: schema},
-		{name: "undeclared openrouter entry", backend: catalog.OpenRouter, format: schema},
-		{name: "no schema asked for", backend: catalog.OpenAI, declared: true},
-		{name: "completions endpoint", backend: catalog.OpenAI, declared: true, chat: "no", format: schema},
-		{name: "not a schema object", backend: catalog.OpenAI, declared: true, format: json.RawMessage(`["score"]`),
+		{name: "undeclared openai entry", backend: openai.Name, format: schema},
+		{name: "undeclared openrouter entry", backend: openai.OpenRouterName, format: schema},
+		{name: "no schema asked for", backend: openai.Name, declared: true},
+		{name: "completions endpoint", backend: openai.Name, declared: true, chat: "no", format: schema},
+		{name: "not a schema object", backend: openai.Name, declared: true, format: json.RawMessage(`["score"]`),
 			wantErrMsg: "the request's response format is not a JSON Schema object"},
 	}
 	for _, tt := range tests {
@@ -592,11 +597,11 @@ func TestStructuredOutputs(t *testing.T) {
 			s := fakeserver.Start(t, nil)
 			req := lm.GenerateRequest{Messages: user("grade this"), ResponseFormat: tt.format}
 			var m *openai.Model
-			if tt.backend == catalog.OpenRouter {
-				m = openRouter(t, s, catalog.Entry{Key: "judge", StructuredOutputs: tt.declared}, openai.Options{})
+			if tt.backend == openai.OpenRouterName {
+				m = openRouter(t, s, catalog.Entry{Key: "judge", Settings: &openai.OpenRouterSettings{StructuredOutputs: tt.declared}}, openai.Options{})
 			} else {
 				e := s.Entry("judge", "m")
-				e.StructuredOutputs, e.Chat = tt.declared, tt.chat
+				fakeserver.Settings(e).StructuredOutputs, fakeserver.Settings(e).Chat = tt.declared, tt.chat
 				var err error
 				m, err = openai.New(e, openai.Options{Getenv: env()})
 				require.NoError(t, err)
@@ -619,7 +624,7 @@ func TestStructuredOutputs(t *testing.T) {
 				return
 			}
 			assert.Equal(t, tt.want, got)
-			if tt.backend == catalog.OpenRouter {
+			if tt.backend == openai.OpenRouterName {
 				assert.Equal(t, map[string]any{"order": []any{"anthropic"}, "allow_fallbacks": false, "require_parameters": true}, body["provider"])
 			}
 		})

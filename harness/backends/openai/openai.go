@@ -101,6 +101,14 @@ type Model struct {
 	keyEnv     string // the variable holding the key; "" sends none
 	client     *goopenai.Client
 	http       *http.Client
+
+	// The entry's settings that shape requests.
+	model         string
+	chatMode      string
+	headers       map[string]string
+	effort        string
+	providerOrder []string
+	structured    bool
 }
 
 // New opens an "openai" or "openrouter" catalog entry. Nothing is sent
@@ -108,19 +116,18 @@ type Model struct {
 func New(e catalog.Entry, opts Options) (*Model, error) {
 	opts = opts.withDefaults()
 	m := &Model{entry: e, opts: opts, http: opts.HTTPClient}
-	switch e.Backend {
-	case catalog.OpenAI:
-		m.baseURL, m.keyEnv = e.BaseURL, e.APIKeyEnv
-	case catalog.OpenRouter:
+	switch s := e.Settings.(type) {
+	case *Settings:
+		m.baseURL, m.keyEnv = s.BaseURL, s.APIKeyEnv
+		m.model, m.chatMode, m.headers, m.structured = s.Model, s.Chat, s.Headers, s.StructuredOutputs
+	case *OpenRouterSettings:
 		m.openRouter = true
-		m.baseURL, m.keyEnv = OpenRouterBaseURL, OpenRouterKeyEnv
-		if v := opts.Getenv(OpenRouterBaseURLEnv); v != "" {
-			m.baseURL = v
-		}
+		m.baseURL, m.keyEnv = openRouterBaseURL(opts.Getenv), OpenRouterKeyEnv
+		m.model, m.effort, m.providerOrder, m.structured = s.Model, s.Effort, s.ProviderOrder, s.StructuredOutputs
 	default:
-		return nil, fmt.Errorf("the openai package serves backends %q and %q, not %q", catalog.OpenAI, catalog.OpenRouter, e.Backend)
+		return nil, fmt.Errorf("the openai package serves backends %q and %q, not %q", Name, OpenRouterName, e.Backend)
 	}
-	if e.Model == "" {
+	if m.model == "" {
 		return nil, errors.New(`"model" is missing: the name the server knows the model by`)
 	}
 	u, err := url.Parse(m.baseURL)
@@ -139,6 +146,14 @@ func New(e catalog.Entry, opts Options) (*Model, error) {
 	return m, nil
 }
 
+// openRouterBaseURL is OpenRouter's endpoint, or OPENROUTER_BASE_URL's.
+func openRouterBaseURL(getenv func(string) string) string {
+	if v := getenv(OpenRouterBaseURLEnv); v != "" {
+		return v
+	}
+	return OpenRouterBaseURL
+}
+
 // Open is New returning the capabilities the entry has: an "openai" entry
 // is also an lm.Scorer (through the completions endpoint); OpenRouter's
 // providers return no prompt log-probs, so its models only generate.
@@ -155,7 +170,7 @@ func Open(e catalog.Entry, opts Options) (lm.Model, error) {
 
 // Info describes the model for results files.
 func (m *Model) Info() lm.Info {
-	return lm.Info{Key: m.entry.Key, Name: m.entry.Name, Backend: m.entry.Backend, Path: m.entry.Model, Chat: m.chat()}
+	return lm.Info{Key: m.entry.Key, Name: m.entry.Name, Backend: m.entry.Backend, Path: m.model, Chat: m.chat()}
 }
 
 // Close releases idle connections.
@@ -169,11 +184,11 @@ func (m *Model) Close() error {
 func (m *Model) BaseURL() string { return m.baseURL }
 
 // chat reports whether requests go to the chat-completions endpoint.
-func (m *Model) chat() bool { return m.openRouter || m.entry.Chat != "no" }
+func (m *Model) chat() bool { return m.openRouter || m.chatMode != "no" }
 
 // where names the model in errors.
 func (m *Model) where() string {
-	return fmt.Sprintf("%s model %q at %s", m.entry.Backend, m.entry.Model, m.baseURL)
+	return fmt.Sprintf("%s model %q at %s", m.entry.Backend, m.model, m.baseURL)
 }
 
 // credentials reads the key and the entry's headers at call time, and the
@@ -192,7 +207,7 @@ func (m *Model) credentials() (http.Header, redact.Secrets, error) {
 		h.Set("Authorization", "Bearer "+key)
 		secrets = append(secrets, key)
 	}
-	fromEnv, err := redact.Headers(h, m.entry.Headers, m.opts.Getenv)
+	fromEnv, err := redact.Headers(h, m.headers, m.opts.Getenv)
 	if err != nil {
 		return nil, nil, err
 	}

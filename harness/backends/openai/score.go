@@ -235,7 +235,7 @@ func (m *Model) echo(ctx context.Context, prompt string) (*echoed, error) {
 		return nil, err
 	}
 	body, err := json.Marshal(map[string]any{
-		"model": m.entry.Model, "prompt": prompt,
+		"model": m.model, "prompt": prompt,
 		"echo": true, "logprobs": 1, "max_tokens": 1, "temperature": 0,
 	})
 	if err != nil {

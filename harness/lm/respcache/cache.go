@@ -228,3 +228,41 @@ func generateOne(ctx context.Context, gen lm.Generator, req lm.GenerateRequest) 
 	}
 	return results[0], nil
 }
+
+// Wrap returns g answering from c first: the response cache as an
+// lm.Generator. id names the model. Each request is keyed as the model
+// will receive it, its unset fields filled from the catalog defaults in
+// id, and with the trial number lm.Trial(ctx), so trials of one prompt
+// stay independent answers. A hit comes back with Cached set. Requests
+// are asked one by one (Featherbench sends one per call). On a nil *Cache
+// Wrap returns g itself.
+func (c *Cache) Wrap(g lm.Generator, id ModelID) lm.Generator {
+	if c == nil {
+		return g
+	}
+	d := lm.Defaults{MaxNewTokens: id.MaxTokens}
+	if id.Sampling != nil {
+		d.Sampling = *id.Sampling
+	}
+	return cached{c: c, g: g, id: id, defaults: d}
+}
+
+type cached struct {
+	c        *Cache
+	g        lm.Generator
+	id       ModelID
+	defaults lm.Defaults
+}
+
+func (w cached) Generate(ctx context.Context, reqs []lm.GenerateRequest) ([]lm.GenerateResult, error) {
+	out := make([]lm.GenerateResult, len(reqs))
+	for i, req := range reqs {
+		res, hit, err := w.c.Generate(ctx, w.g, w.id, lm.Trial(ctx), w.defaults.Apply(req))
+		if err != nil {
+			return nil, err
+		}
+		res.Cached = hit
+		out[i] = res
+	}
+	return out, nil
+}

@@ -42,7 +42,7 @@ func userReq(content string) lm.GenerateRequest {
 }
 
 func openRouterID(key, slug string) respcache.ModelID {
-	return respcache.ModelID{Key: key, Backend: catalog.OpenRouter, Model: slug, ProviderOrder: []string{"acme"}}
+	return respcache.ModelID{Key: key, Backend: "openrouter", Settings: []catalog.Field{{Name: "model", Value: slug}, {Name: "provider_order", Value: []string{"acme"}}}}
 }
 
 // entryFiles lists the cache's entry files relative to its folder.
@@ -102,7 +102,7 @@ func TestGenerateMissesOnAnyChange(t *testing.T) {
 	}{
 		{name: "trial", trial: 2},
 		{name: "model key", id: func(m *respcache.ModelID) { m.Key = "heron-b" }},
-		{name: "slug", id: func(m *respcache.ModelID) { m.Model = "acme/heron-3.1" }},
+		{name: "slug", id: func(m *respcache.ModelID) { *m = openRouterID(m.Key, "acme/heron-3.1") }},
 		{name: "sampling", req: func(r *lm.GenerateRequest) { r.Sampling.Temperature = ptr(1.0) }},
 		{name: "message", req: func(r *lm.GenerateRequest) { r.Messages[0].Content = "capital of Spain?" }},
 		{name: "tool", req: func(r *lm.GenerateRequest) { r.Tools[0].Name = "lookup" }},

@@ -317,11 +317,12 @@ func decodeValue(raw json.RawMessage, where string) (any, error) {
 }
 
 // resultFields are lm.GenerateResult's fields in declaration order; the
-// codec above handles each (Err is never stored: error results are not
-// cached). A new field fails the package tests until it is handled here.
+// codec above handles each (Cached is never stored: Wrap sets it on a
+// hit; Err is never stored: error results are not cached). A new field
+// fails the package tests until it is handled here.
 var resultFields = []string{
 	"Text", "ToolCalls", "PromptSent", "SamplingSent", "StopReason", "RefusalCategory",
-	"InputTokens", "OutputTokens", "CostUSD", "TTFT", "Wall", "Retries", "Err",
+	"InputTokens", "OutputTokens", "CostUSD", "TTFT", "Wall", "Retries", "Cached", "Err",
 }
 
 // differingField names the first field of a and b that differs, or "".

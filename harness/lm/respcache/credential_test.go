@@ -37,8 +37,8 @@ func TestNoCredentialInEntries(t *testing.T) {
 		return fakeserver.Reply{Text: "Paris.", Cost: fakeserver.USD(0.001)}
 	})
 	entry := s.Entry("fake", "test-model")
-	entry.APIKeyEnv = keyVar
-	entry.Headers = map[string]string{"OpenAI-Organization": "${" + headerVar + "}", "X-Literal": literalVal}
+	fakeserver.Settings(entry).APIKeyEnv = keyVar
+	fakeserver.Settings(entry).Headers = map[string]string{"OpenAI-Organization": "${" + headerVar + "}", "X-Literal": literalVal}
 	gen, err := openai.New(entry, openai.Options{})
 	require.NoError(t, err)
 	c := openCache(t)

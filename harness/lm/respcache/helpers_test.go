@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/openai"
 	"github.com/feather-eval/feather/harness/lm"
 )
 
@@ -13,11 +14,18 @@ func ptr[T any](v T) *T { return &v }
 // change to either's key means every stored entry is lost.
 func goldenEntry() catalog.Entry {
 	return catalog.Entry{
-		Key: "fable", Backend: catalog.OpenRouter, Enabled: true, Name: "Claude Fable 5",
-		Model: "anthropic/claude-fable-5", ProviderOrder: []string{"anthropic", "google-vertex"},
-		Effort: "high", MaxTokens: 4096, Sampling: &lm.Sampling{Temperature: ptr(0.7), Seed: ptr(42)},
-		StructuredOutputs: true,
+		Key: "fable", Backend: openai.OpenRouterName, Enabled: true, Name: "Claude Fable 5",
+		MaxTokens: 4096, Sampling: &lm.Sampling{Temperature: ptr(0.7), Seed: ptr(42)},
+		Settings: &openai.OpenRouterSettings{
+			Model: "anthropic/claude-fable-5", ProviderOrder: []string{"anthropic", "google-vertex"},
+			Effort: "high", StructuredOutputs: true,
+		},
 	}
+}
+
+// goldenSettings are goldenEntry's settings, to change.
+func goldenSettings(e *catalog.Entry) *openai.OpenRouterSettings {
+	return e.Settings.(*openai.OpenRouterSettings)
 }
 
 func goldenRequest() lm.GenerateRequest {

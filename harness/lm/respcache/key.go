@@ -20,9 +20,10 @@
 // Get returns an error wrapping ErrCorrupt, and Generate reports it through
 // Cache.Report and asks the backend again, replacing the entry.
 //
-// No credential is ever read: the identity keeps api_key_env's name out and
-// header templates only as a digest, so neither a key read from the
-// environment nor a literal header value appears in an entry.
+// No credential is ever read: backends keep api_key_env's name out of
+// their identity and header templates only as a digest, so neither a key
+// read from the environment nor a literal header value appears in an
+// entry.
 package respcache
 
 import (
@@ -32,6 +33,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
@@ -43,94 +46,101 @@ import (
 const Schema = 1
 
 // ModelID is everything about a catalog entry that can change a model's
-// answer. Build it with ForModel (or FromEntry); the JSON names are the
-// catalog's.
+// answer. Build it with FromEntry; the JSON names are the catalog's.
 //
 // Included: the catalog key (entries are never shared across models), the
-// backend, the model name or slug, the endpoint (base_url and url; under
-// ForModel, the one the backend resolved, such as OPENROUTER_BASE_URL),
-// routing (provider_order), reasoning effort, max_tokens and sampling
-// (backends fill in undeclared request fields from them), structured_outputs, chat mode, the local
-// model (resolved path or built-in, variant, execution provider: CPU and
-// CUDA kernels may round differently and flip a greedy token), the http
-// backend's request template and response path, and a SHA-256 of the
-// header templates (a custom header may select a model version; literal
-// values stay out of the entry, ${NAME} references are never expanded).
+// backend, the catalog defaults max_tokens and sampling (backends fill in
+// undeclared request fields from them), and the backend settings'
+// Identity: what the backend says can change an answer, resolved as it
+// resolves it (an openrouter entry's endpoint comes from
+// OPENROUTER_BASE_URL, so a test server's answers are never served for the
+// real endpoint).
 //
-// Excluded: api_key_env (which account pays does not change the answer,
-// and its value is never read), name and description (labels), enabled,
-// the catalog's folder (only used to resolve path, which is included
-// resolved), and threads, sessions and device_id (speed and placement).
+// Excluded: name and description (labels), enabled, the catalog's folder
+// (backends resolve paths from it), and whatever a backend leaves out of
+// its Identity (credentials always: api_key_env's name, header values).
 type ModelID struct {
-	Key               string          `json:"key"`
-	Backend           string          `json:"backend"`
-	Model             string          `json:"model,omitempty"`
-	BaseURL           string          `json:"base_url,omitempty"`
-	ProviderOrder     []string        `json:"provider_order,omitempty"`
-	Effort            string          `json:"effort,omitempty"`
-	MaxTokens         int             `json:"max_tokens,omitempty"`
-	Sampling          *lm.Sampling    `json:"sampling,omitempty"`
-	StructuredOutputs bool            `json:"structured_outputs,omitempty"`
-	Chat              string          `json:"chat,omitempty"`
-	Path              string          `json:"path,omitempty"`
-	Builtin           string          `json:"builtin,omitempty"`
-	Variant           string          `json:"variant,omitempty"`
-	Provider          string          `json:"provider,omitempty"`
-	URL               string          `json:"url,omitempty"`
-	RequestTemplate   json.RawMessage `json:"request_template,omitempty"`
-	ResponsePath      string          `json:"response_path,omitempty"`
-	HeadersSHA256     string          `json:"headers_sha256,omitempty"`
+	Key       string
+	Backend   string
+	MaxTokens int
+	Sampling  *lm.Sampling
+	// Settings is the backend settings' Identity.
+	Settings []catalog.Field
 }
 
-// Endpointer is a backend that reports the endpoint it resolved (the
-// openai backend: base_url, OpenRouter's, or OPENROUTER_BASE_URL).
-type Endpointer interface{ BaseURL() string }
-
-// ForModel is the identity of an opened model: FromEntry, with the
-// endpoint the backend resolved when it reports one (Endpointer), so an
-// answer from a test server is never served for the real endpoint. The
-// backend, not this package, knows where its requests go.
-func ForModel(e catalog.Entry, m any) ModelID {
-	id := FromEntry(e)
-	if ep, ok := m.(Endpointer); ok {
-		id.BaseURL = ep.BaseURL()
-	}
-	return id
-}
-
-// FromEntry is the identity of a loaded catalog entry, with the catalog's
-// base_url (ForModel uses the one the backend resolved).
+// FromEntry is the identity of a loaded catalog entry.
 func FromEntry(e catalog.Entry) ModelID {
-	id := ModelID{
-		Key:               e.Key,
-		Backend:           e.Backend,
-		Model:             e.Model,
-		BaseURL:           e.BaseURL,
-		ProviderOrder:     e.ProviderOrder,
-		Effort:            e.Effort,
-		MaxTokens:         e.MaxTokens,
-		Sampling:          e.Sampling,
-		StructuredOutputs: e.StructuredOutputs,
-		Chat:              e.Chat,
-		Builtin:           e.Builtin,
-		Variant:           e.Variant,
-		Provider:          e.Provider,
-		URL:               e.URL,
-		RequestTemplate:   e.RequestTemplate,
-		ResponsePath:      e.ResponsePath,
-	}
+	id := ModelID{Key: e.Key, Backend: e.Backend, MaxTokens: e.MaxTokens, Sampling: e.Sampling}
 	if id.Backend == "" {
-		id.Backend = catalog.OpenRouter // as the catalog loader defaults it
+		id.Backend = catalog.DefaultBackend // as the catalog loader defaults it
 	}
-	if e.Path != "" {
-		id.Path = e.ResolvedPath()
-	}
-	if len(e.Headers) > 0 {
-		b, _ := json.Marshal(e.Headers) // a map of strings always encodes; keys sorted
-		sum := sha256.Sum256(b)
-		id.HeadersSHA256 = hex.EncodeToString(sum[:])
+	if e.Settings != nil {
+		id.Settings = e.Settings.Identity()
 	}
 	return id
+}
+
+// keyOrder is the order of the identity's members after key and backend
+// in the key document, fixed when the identity was one flat struct so that
+// stored keys keep matching. Members it does not name follow in the
+// backend's order.
+var keyOrder = []string{
+	"model", "base_url", "provider_order", "effort", "max_tokens", "sampling",
+	"structured_outputs", "chat", "path", "builtin", "variant", "provider", "url",
+	"request_template", "response_path", "headers_sha256",
+}
+
+// MarshalJSON writes the identity as one flat object in keyOrder, leaving
+// out empty members as omitempty would (key and backend always).
+func (id ModelID) MarshalJSON() ([]byte, error) {
+	fields := append([]catalog.Field{{Name: "max_tokens", Value: id.MaxTokens}, {Name: "sampling", Value: id.Sampling}}, id.Settings...)
+	rank := func(name string) int { return slices.Index(keyOrder, name) }
+	fields = slices.DeleteFunc(fields, func(f catalog.Field) bool { return isEmpty(f.Value) })
+	slices.SortStableFunc(fields, func(a, b catalog.Field) int {
+		ra, rb := rank(a.Name), rank(b.Name)
+		switch {
+		case ra < 0 && rb < 0:
+			return 0
+		case ra < 0:
+			return 1
+		case rb < 0:
+			return -1
+		}
+		return ra - rb
+	})
+	fields = append([]catalog.Field{{Name: "key", Value: id.Key}, {Name: "backend", Value: id.Backend}}, fields...)
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		name, _ := canonicalJSON(f.Name)
+		value, err := canonicalJSON(f.Value)
+		if err != nil {
+			return nil, fmt.Errorf("identity field %s: %w", f.Name, err)
+		}
+		buf.Write(name)
+		buf.WriteByte(':')
+		buf.Write(value)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// isEmpty is encoding/json's omitempty test.
+func isEmpty(v any) bool {
+	if v == nil {
+		return true
+	}
+	r := reflect.ValueOf(v)
+	switch r.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return r.Len() == 0
+	case reflect.Pointer, reflect.Interface:
+		return r.IsNil()
+	}
+	return r.IsZero()
 }
 
 // keyDoc is the document hashed. Field order is fixed by the struct and

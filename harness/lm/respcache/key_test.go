@@ -10,92 +10,131 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/httpapi"
+	"github.com/feather-eval/feather/harness/backends/onnx"
+	"github.com/feather-eval/feather/harness/backends/openai"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/respcache"
 )
 
-const goldenCanonical = `{"schema":1,"model":{"key":"fable","backend":"openrouter","model":"anthropic/claude-fable-5","provider_order":["anthropic","google-vertex"],"effort":"high","max_tokens":4096,"sampling":{"temperature":0.7,"seed":42},"structured_outputs":true},"request":{"messages":[{"role":"system","content":"Answer briefly."},{"role":"user","content":"Is 2 < 3 && 3 > 2? Reply \"yes\" or \"no\"."}],"tools":[{"name":"lookup","description":"Look a word up.","parameters":{"type":"object","properties":{"word":{"type":"string"}},"required":["word"]}}],"max_new_tokens":256,"sampling":{"temperature":0,"top_p":1},"response_format":{"title":"verdict","type":"object","properties":{"z":{"type":"string"},"a":{"type":"number"}}}},"trial":3}`
+const goldenCanonical = `{"schema":1,"model":{"key":"fable","backend":"openrouter","model":"anthropic/claude-fable-5","base_url":"https://openrouter.ai/api/v1","provider_order":["anthropic","google-vertex"],"effort":"high","max_tokens":4096,"sampling":{"temperature":0.7,"seed":42},"structured_outputs":true},"request":{"messages":[{"role":"system","content":"Answer briefly."},{"role":"user","content":"Is 2 < 3 && 3 > 2? Reply \"yes\" or \"no\"."}],"tools":[{"name":"lookup","description":"Look a word up.","parameters":{"type":"object","properties":{"word":{"type":"string"}},"required":["word"]}}],"max_new_tokens":256,"sampling":{"temperature":0,"top_p":1},"response_format":{"title":"verdict","type":"object","properties":{"z":{"type":"string"},"a":{"type":"number"}}}},"trial":3}`
 
 // The key of a fixed request is pinned: changing it (a new field without
 // omitempty, another encoder) silently drops every stored answer, so it
 // must be a deliberate Schema bump.
 func TestKeyGolden(t *testing.T) {
+	t.Setenv(openai.OpenRouterBaseURLEnv, "")
 	k, err := respcache.NewKey(respcache.FromEntry(goldenEntry()), goldenRequest(), 3)
 	require.NoError(t, err)
 	assert.Equal(t, goldenCanonical, string(k.Canonical()))
-	assert.Equal(t, "84c241681dfa382d728feb8bf4483dfa4a835e487b164b82b0f34a45f50472b6", k.Hex())
+	assert.Equal(t, "a63a3a054c3e9f051cd2eb8f361d5b4025962134ceafd8417b4215dcda02525b", k.Hex())
 	assert.Equal(t, k.Hex(), k.String())
 	assert.Equal(t, "fable", k.Model())
 }
 
+// The identity document of each backend: what is in, what is out. Labels,
+// enabled, the folder, api_key_env, threads, sessions and device_id are
+// out; headers are in as a digest of their templates.
 func TestFromEntry(t *testing.T) {
 	t.Setenv("RESPCACHE_TEST_HEADER", "secret-header-value")
+	t.Setenv(openai.OpenRouterBaseURLEnv, "")
 	dir := t.TempDir()
-	for _, tc := range []struct {
-		name  string
-		entry catalog.Entry
-		want  respcache.ModelID
-	}{
+	for _, tc := range []struct{ name, entry, want string }{
 		{
-			name: "openrouter, labels and enabled left out",
-			entry: catalog.Entry{Key: "fable", Backend: catalog.OpenRouter, Enabled: true, Name: "Fable", Description: "d",
-				Model: "anthropic/claude-fable-5", ProviderOrder: []string{"anthropic"}, Effort: "low"},
-			want: respcache.ModelID{Key: "fable", Backend: "openrouter", Model: "anthropic/claude-fable-5", ProviderOrder: []string{"anthropic"}, Effort: "low"},
+			name:  "openrouter, labels and enabled left out, the endpoint resolved",
+			entry: `{"enabled": true, "name": "Fable", "description": "d", "model": "anthropic/claude-fable-5", "provider_order": ["anthropic"], "effort": "low"}`,
+			want:  `{"key":"k","backend":"openrouter","model":"anthropic/claude-fable-5","base_url":"https://openrouter.ai/api/v1","provider_order":["anthropic"],"effort":"low"}`,
 		},
 		{
-			name:  "no backend is openrouter, as the catalog reads it",
-			entry: catalog.Entry{Key: "x", Model: "a/b", ProviderOrder: []string{"a"}},
-			want:  respcache.ModelID{Key: "x", Backend: "openrouter", Model: "a/b", ProviderOrder: []string{"a"}},
+			name:  "openai: api_key_env left out, headers as a digest of their templates",
+			entry: `{"backend": "openai", "model": "qwen", "base_url": "http://localhost:8000/v1/", "api_key_env": "VLLM_API_KEY", "chat": "no", "headers": {"X-Team": "${RESPCACHE_TEST_HEADER}"}, "max_tokens": 7}`,
+			// sha256 of {"X-Team":"${RESPCACHE_TEST_HEADER}"}
+			want: `{"key":"k","backend":"openai","model":"qwen","base_url":"http://localhost:8000/v1","max_tokens":7,"chat":"no","headers_sha256":"45488888529b43a6988634fd0156234e5f8b14a96030aceb313df324cf6b3098"}`,
 		},
 		{
-			name: "openai: api_key_env left out, headers as a digest of their templates",
-			entry: catalog.Entry{Key: "local", Backend: catalog.OpenAI, Model: "qwen", BaseURL: "http://localhost:8000/v1",
-				APIKeyEnv: "VLLM_API_KEY", Chat: "no", Headers: map[string]string{"X-Team": "${RESPCACHE_TEST_HEADER}"}},
-			want: respcache.ModelID{Key: "local", Backend: "openai", Model: "qwen", BaseURL: "http://localhost:8000/v1", Chat: "no",
-				// sha256 of {"X-Team":"${RESPCACHE_TEST_HEADER}"}
-				HeadersSHA256: "45488888529b43a6988634fd0156234e5f8b14a96030aceb313df324cf6b3098"},
+			name:  "onnx: path resolved, threads sessions and device left out",
+			entry: `{"backend": "onnx", "path": "models/tiny", "variant": "int8", "provider": "cuda", "device_id": 1, "threads": 4, "sessions": 2}`,
+			want:  `{"key":"k","backend":"onnx","path":` + string(must(json.Marshal(filepath.Join(dir, "models/tiny")))) + `,"variant":"int8","provider":"cuda"}`,
 		},
 		{
-			name: "onnx: path resolved, threads sessions and device left out",
-			entry: catalog.Entry{Key: "tiny", Backend: catalog.ONNX, Dir: dir, Path: "models/tiny", Variant: "int8",
-				Provider: "cuda", DeviceID: 1, Threads: 4, Sessions: 2},
-			want: respcache.ModelID{Key: "tiny", Backend: "onnx", Path: filepath.Join(dir, "models/tiny"), Variant: "int8", Provider: "cuda"},
-		},
-		{
-			name: "http",
-			entry: catalog.Entry{Key: "srv", Backend: catalog.HTTP, URL: "http://localhost:9000/gen",
-				RequestTemplate: json.RawMessage(`{"p": "{{prompt}}"}`), ResponsePath: "out.text"},
-			want: respcache.ModelID{Key: "srv", Backend: "http", URL: "http://localhost:9000/gen",
-				RequestTemplate: json.RawMessage(`{"p": "{{prompt}}"}`), ResponsePath: "out.text"},
+			name:  "http",
+			entry: `{"backend": "http", "url": "http://localhost:9000/gen", "request_template": {"p": "{{prompt}}"}, "response_path": "out.text", "api_key_env": "HTTP_KEY"}`,
+			want:  `{"key":"k","backend":"http","url":"http://localhost:9000/gen","request_template":{"p":"{{prompt}}"},"response_path":"out.text"}`,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, respcache.FromEntry(tc.entry))
+			c, err := catalog.Parse(filepath.Join(dir, "models.json"), []byte(`{"k": `+tc.entry+`}`))
+			require.NoError(t, err)
+			got, err := json.Marshal(respcache.FromEntry(c.Entries[0]))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(got))
 		})
 	}
 }
 
-type endpoint string
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
 
-func (e endpoint) BaseURL() string { return string(e) }
+// Keys written before backends owned their identity keep matching: the
+// documents and hashes below were computed by the flat identity (for API
+// models as opened, with the endpoint the backend resolved).
+func TestKeysOfEarlierVersions(t *testing.T) {
+	t.Setenv(openai.OpenRouterBaseURLEnv, "")
+	for _, tc := range []struct {
+		name  string
+		entry catalog.Entry
+		want  string
+	}{
+		{"openrouter", goldenEntry(), "a63a3a054c3e9f051cd2eb8f361d5b4025962134ceafd8417b4215dcda02525b"},
+		{"openai", catalog.Entry{Key: "local", Backend: openai.Name, MaxTokens: 7, Sampling: &lm.Sampling{Seed: ptr(1)},
+			Settings: &openai.Settings{Model: "qwen", BaseURL: "http://localhost:8000/v1/", APIKeyEnv: "VLLM_API_KEY", Chat: "no", Headers: map[string]string{"X-Team": "${T}"}, StructuredOutputs: true}},
+			"8c234e283a69b51a88e43f8e7fc0006a88ced995a6c24c9fb065681af2056030"},
+		{"onnx folder", onnxEntry(t, "tiny", "/cat", `"path": "models/tiny", "variant": "int8", "provider": "cuda", "device_id": 1, "threads": 4, "sessions": 2, "chat": "yes", "max_tokens": 64`),
+			"83a6bc2d779005c578b69517a2d9d9ac3c4f103b539d7a25ad0d0b85375fb9aa"},
+		{"onnx built-in", catalog.Entry{Key: "smoke", Backend: onnx.Name, Settings: &onnx.Settings{Builtin: "smoke"}},
+			"536c455f2873ee2dc0fcc2606473cf5fb5dd151a4dbdc9bfee680eaac47ca466"},
+		{"http", catalog.Entry{Key: "srv", Backend: httpapi.Name, Settings: &httpapi.Settings{URL: "http://localhost:9000/gen",
+			RequestTemplate: json.RawMessage(`{"p": "{{prompt}}", "n": "<&>"}`), ResponsePath: "out.text", Headers: map[string]string{"A": "b"}}},
+			"6f831531ca8e8a90af6dea2acf326da56ab21227ddbb1674db3ec88139b26ad7"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k, err := respcache.NewKey(respcache.FromEntry(tc.entry), goldenRequest(), 3)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, k.Hex(), string(k.Canonical()))
+		})
+	}
+}
 
-// ForModel keys on the endpoint the backend resolved (an openrouter entry's
-// comes from OPENROUTER_BASE_URL), so a test server's answers are never
-// served for the real endpoint.
-func TestForModelUsesTheBackendsEndpoint(t *testing.T) {
-	e := catalog.Entry{Key: "x", Backend: catalog.OpenRouter, Model: "a/b", ProviderOrder: []string{"a"}}
-	assert.Equal(t, "", respcache.FromEntry(e).BaseURL)
-	assert.Equal(t, "http://127.0.0.1:5555/v1", respcache.ForModel(e, endpoint("http://127.0.0.1:5555/v1")).BaseURL)
-	assert.Equal(t, respcache.FromEntry(e), respcache.ForModel(e, struct{}{}), "a backend that does not say keeps the catalog's")
-	real, err := respcache.NewKey(respcache.ForModel(e, endpoint("https://openrouter.ai/api/v1")), lm.GenerateRequest{}, 1)
+// onnxEntry is an onnx entry with fields as the catalog in dir loads it.
+func onnxEntry(t *testing.T, key, dir, fields string) catalog.Entry {
+	t.Helper()
+	c, err := catalog.Parse(filepath.Join(dir, "models.json"), []byte(`{"`+key+`": {"backend": "onnx", `+fields+`}}`))
 	require.NoError(t, err)
-	test, err := respcache.NewKey(respcache.ForModel(e, endpoint("http://127.0.0.1:5555/v1")), lm.GenerateRequest{}, 1)
+	return c.Entries[0]
+}
+
+// The endpoint an openrouter entry keys on is the one its requests go to
+// (OPENROUTER_BASE_URL when set), so a test server's answers are never
+// served for the real endpoint.
+func TestOpenRouterKeysOnItsEndpoint(t *testing.T) {
+	e := goldenEntry()
+	t.Setenv(openai.OpenRouterBaseURLEnv, "")
+	real, err := respcache.NewKey(respcache.FromEntry(e), lm.GenerateRequest{}, 1)
+	require.NoError(t, err)
+	t.Setenv(openai.OpenRouterBaseURLEnv, "http://127.0.0.1:5555/v1/")
+	test, err := respcache.NewKey(respcache.FromEntry(e), lm.GenerateRequest{}, 1)
 	require.NoError(t, err)
 	assert.NotEqual(t, real.Hex(), test.Hex())
+	assert.Contains(t, string(test.Canonical()), `"base_url":"http://127.0.0.1:5555/v1"`)
 }
 
 // Anything that can change the answer changes the key.
 func TestKeyChanges(t *testing.T) {
+	t.Setenv(openai.OpenRouterBaseURLEnv, "")
 	base, err := respcache.NewKey(respcache.FromEntry(goldenEntry()), goldenRequest(), 3)
 	require.NoError(t, err)
 	for _, tc := range []struct {
@@ -103,17 +142,20 @@ func TestKeyChanges(t *testing.T) {
 		entry func(*catalog.Entry)
 		req   func(*lm.GenerateRequest)
 		trial int
+		env   string // OPENROUTER_BASE_URL
 	}{
 		{name: "trial", trial: 4},
 		{name: "catalog key", entry: func(e *catalog.Entry) { e.Key = "fable-2" }},
-		{name: "slug", entry: func(e *catalog.Entry) { e.Model = "anthropic/claude-fable-5.1" }},
-		{name: "provider order", entry: func(e *catalog.Entry) { e.ProviderOrder = []string{"google-vertex", "anthropic"} }},
-		{name: "effort", entry: func(e *catalog.Entry) { e.Effort = "low" }},
+		{name: "slug", entry: func(e *catalog.Entry) { goldenSettings(e).Model = "anthropic/claude-fable-5.1" }},
+		{name: "provider order", entry: func(e *catalog.Entry) { goldenSettings(e).ProviderOrder = []string{"google-vertex", "anthropic"} }},
+		{name: "effort", entry: func(e *catalog.Entry) { goldenSettings(e).Effort = "low" }},
 		{name: "entry max tokens", entry: func(e *catalog.Entry) { e.MaxTokens = 8192 }},
 		{name: "entry sampling", entry: func(e *catalog.Entry) { e.Sampling = &lm.Sampling{Temperature: ptr(0.7), Seed: ptr(43)} }},
-		{name: "structured outputs", entry: func(e *catalog.Entry) { e.StructuredOutputs = false }},
-		{name: "base url", entry: func(e *catalog.Entry) { e.BaseURL = "http://localhost:1/v1" }},
-		{name: "headers", entry: func(e *catalog.Entry) { e.Headers = map[string]string{"X-Version": "2"} }},
+		{name: "structured outputs", entry: func(e *catalog.Entry) { goldenSettings(e).StructuredOutputs = false }},
+		{name: "base url", env: "http://localhost:1/v1"},
+		{name: "headers", entry: func(e *catalog.Entry) {
+			e.Backend, e.Settings = openai.Name, &openai.Settings{Model: "anthropic/claude-fable-5", BaseURL: openai.OpenRouterBaseURL, Headers: map[string]string{"X-Version": "2"}}
+		}},
 		{name: "message", req: func(r *lm.GenerateRequest) { r.Messages[1].Content += " " }},
 		{name: "role", req: func(r *lm.GenerateRequest) { r.Messages[0].Role = "developer" }},
 		{name: "prompt instead", req: func(r *lm.GenerateRequest) { r.Messages, r.Prompt = nil, "Is 2 < 3?" }},
@@ -140,6 +182,9 @@ func TestKeyChanges(t *testing.T) {
 			}
 			if tc.trial != 0 {
 				trial = tc.trial
+			}
+			if tc.env != "" {
+				t.Setenv(openai.OpenRouterBaseURLEnv, tc.env)
 			}
 			k, err := respcache.NewKey(respcache.FromEntry(e), req, trial)
 			require.NoError(t, err)
@@ -212,10 +257,25 @@ func TestNewKeyErrors(t *testing.T) {
 func TestKeyHoldsNoCredential(t *testing.T) {
 	const secret = "sk-respcache-sentinel-0123456789"
 	t.Setenv("RESPCACHE_TEST_API_KEY", secret)
-	e := catalog.Entry{Key: "local", Backend: catalog.OpenAI, Model: "qwen", BaseURL: "http://localhost:8000/v1",
-		APIKeyEnv: "RESPCACHE_TEST_API_KEY", Headers: map[string]string{"Authorization": "Bearer " + os.Getenv("RESPCACHE_TEST_API_KEY")}}
+	e := catalog.Entry{Key: "local", Backend: openai.Name, Settings: &openai.Settings{Model: "qwen", BaseURL: "http://localhost:8000/v1",
+		APIKeyEnv: "RESPCACHE_TEST_API_KEY", Headers: map[string]string{"Authorization": "Bearer " + os.Getenv("RESPCACHE_TEST_API_KEY")}}}
 	k, err := respcache.NewKey(respcache.FromEntry(e), lm.GenerateRequest{Prompt: "hi"}, 1)
 	require.NoError(t, err)
 	assert.NotContains(t, string(k.Canonical()), secret)
 	assert.NotContains(t, string(k.Canonical()), "RESPCACHE_TEST_API_KEY")
+}
+
+// A backend's identity members go in the fixed order; members the order
+// does not name follow in the backend's own order, and empty ones are
+// left out.
+func TestModelIDDocument(t *testing.T) {
+	id := respcache.ModelID{Key: "k", Backend: "new", MaxTokens: 8, Settings: []catalog.Field{
+		{Name: "zeta", Value: 1}, {Name: "model", Value: "m"}, {Name: "alpha", Value: "<a>"}, {Name: "effort", Value: ""}, {Name: "flags", Value: []string{}},
+	}}
+	got, err := json.Marshal(id)
+	require.NoError(t, err)
+	assert.Equal(t, `{"key":"k","backend":"new","model":"m","max_tokens":8,"zeta":1,"alpha":"\u003ca\u003e"}`, string(got))
+	k, err := respcache.NewKey(id, lm.GenerateRequest{}, 1)
+	require.NoError(t, err)
+	assert.Contains(t, string(k.Canonical()), `"model":{"key":"k","backend":"new","model":"m","max_tokens":8,"zeta":1,"alpha":"<a>"}`, "keys are written without HTML escaping")
 }

@@ -83,6 +83,7 @@ type Run struct {
 	models  []catalog.Entry
 	prior   *Resume
 	runner  *Runner
+	cache   *respcache.Cache // nil: no response cache
 	judging *Judging
 	judges  []string
 
@@ -192,7 +193,7 @@ func (r *Run) openCache() error {
 		return err
 	}
 	cache.Report = func(err error) { r.c.Logf("response cache: %v (asked the model instead)", err) }
-	r.runner.Cache = cache
+	r.cache = cache
 	return nil
 }
 
@@ -296,7 +297,7 @@ func (r *Run) RunModel(ctx context.Context, e catalog.Entry, gen lm.Generator) (
 	if err := r.openResults(); err != nil {
 		return recs, err
 	}
-	fresh, err := r.runner.RunModel(ctx, ModelFor(e, gen), r.tasks)
+	fresh, err := r.runner.RunModel(ctx, Model{Key: e.Key, Generator: r.cache.Wrap(gen, respcache.FromEntry(e))}, r.tasks)
 	r.mu.Lock()
 	r.records = append(r.records, fresh...)
 	r.mu.Unlock()
@@ -306,16 +307,6 @@ func (r *Run) RunModel(ctx context.Context, e catalog.Entry, gen lm.Generator) (
 		err = nil
 	}
 	return recs, err
-}
-
-// ModelFor asks every task the same way: the catalog entry's answer cap
-// and declared sampling, and the response cache's name for the model.
-func ModelFor(e catalog.Entry, gen lm.Generator) Model {
-	m := Model{Key: e.Key, Generator: gen, MaxNewTokens: e.MaxTokens, CacheID: respcache.ForModel(e, gen)}
-	if e.Sampling != nil {
-		m.Sampling = *e.Sampling
-	}
-	return m
 }
 
 // Records are every record of the run: resumed ones, then new ones in
@@ -366,7 +357,7 @@ func (r *Run) interrupted(s os.Signal) error {
 }
 
 func (r *Run) logCache() {
-	if c := r.runner.Cache; c != nil {
+	if c := r.cache; c != nil {
 		st := c.Stats()
 		r.c.Logf("response cache %s: %d hits, %d misses, %d stored, %d problems", c.Dir(), st.Hits, st.Misses, st.Stores, st.Problems)
 	}
@@ -384,7 +375,7 @@ func selectEntries(c *catalog.Catalog, keys []string, option string) ([]catalog.
 	}
 	var out, builtin []catalog.Entry
 	for _, e := range entries {
-		if e.Builtin != "" {
+		if e.BuiltIn() {
 			builtin = append(builtin, e)
 			continue
 		}

@@ -20,7 +20,6 @@ import (
 	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/fake"
-	"github.com/feather-eval/feather/harness/lm/respcache"
 	"github.com/feather-eval/feather/harness/run/rundir"
 	"github.com/feather-eval/feather/harness/run/unit"
 	"github.com/feather-eval/feather/harness/stats"
@@ -273,11 +272,11 @@ func TestRunTwoModels(t *testing.T) {
 		"OnUnit sees every new trial with its model")
 	assert.Len(t, r.Records(), 12)
 
-	// The catalog's max_tokens and sampling reach every request.
+	// The run sets no cap or sampling of its own: the catalog's defaults,
+	// applied when the catalog opens a model (lm.WithDefaults), decide.
 	for _, req := range good.Calls().Generate {
-		assert.Equal(t, 1000, req.MaxNewTokens)
-		require.NotNil(t, req.Sampling.Temperature)
-		assert.Equal(t, 0.0, *req.Sampling.Temperature)
+		assert.Zero(t, req.MaxNewTokens)
+		assert.Equal(t, lm.Sampling{}, req.Sampling)
 	}
 	// Judged: every answered data-notes trial, by heron.
 	for _, rec := range byModel["good"] {
@@ -438,14 +437,4 @@ func TestScores(t *testing.T) {
 	require.Len(t, unscored, 1)
 	assert.True(t, math.IsNaN(unscored[0].Value), "no scored trial: no score")
 	assert.Len(t, Units(recs), 5)
-}
-
-func TestModelFor(t *testing.T) {
-	temp := 0.3
-	e := catalog.Entry{Key: "good", Backend: catalog.OpenAI, Model: "vendor/good", MaxTokens: 700, Sampling: &lm.Sampling{Temperature: &temp}}
-	gen := &fake.Model{}
-	m := ModelFor(e, gen)
-	assert.Equal(t, Model{Key: "good", Generator: gen, MaxNewTokens: 700, Sampling: lm.Sampling{Temperature: &temp}, CacheID: respcache.ForModel(e, gen)}, m)
-	e.Sampling = nil
-	assert.Equal(t, lm.Sampling{}, ModelFor(e, gen).Sampling, "nothing declared: the backend's defaults")
 }

@@ -9,25 +9,21 @@ import (
 	"time"
 
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/harness/lm/respcache"
 	"github.com/feather-eval/feather/harness/suites/featherbench/checkers"
 )
 
 // Model is one contestant as the runner sees it.
 type Model struct {
-	Key       string
+	Key string
+	// Generator answers every task the same way: the runner sets no cap
+	// and no sampling, so the model's catalog defaults (lm.WithDefaults,
+	// applied when the catalog opens it) decide both. Tools go to every
+	// model: a backend that cannot take them (a local model) fails the
+	// request with lm.ErrUnsupported, and the trial is an unsupported
+	// error record (see Record.Unsupported) rather than a fail for a
+	// capability the model was never given. A response cache, when used,
+	// wraps it (respcache.Cache.Wrap) and marks its answers Cached.
 	Generator lm.Generator
-	// MaxNewTokens and Sampling come from the model's catalog entry, so
-	// every task is asked the same way. Tools go to every model: a backend
-	// that cannot take them (a local model) fails the request with
-	// lm.ErrUnsupported, and the trial is an unsupported error record
-	// (see Record.Unsupported) rather than a fail for a capability the
-	// model was never given.
-	MaxNewTokens int
-	Sampling     lm.Sampling
-	// CacheID is what the response cache knows the model by
-	// (respcache.ForModel of its catalog entry; see ModelFor).
-	CacheID respcache.ModelID
 }
 
 // Runner runs trials through one bounded pool shared by every model, task
@@ -50,11 +46,6 @@ type Runner struct {
 	AfterTrial func(ctx context.Context, task *Task, rec *Record) error
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
-	// Cache, when set, answers a trial it has seen (the same model, request
-	// and trial number) without calling the model, so rescoring after a
-	// checker edit costs nothing; such records say "cached": true. Nil (the
-	// default) calls the model every time.
-	Cache *respcache.Cache
 	// Stop, when it ends, starts no new trial; those in flight run on
 	// under the ctx given to Run (nil: never). It is the first Ctrl-C.
 	Stop context.Context
@@ -211,12 +202,10 @@ func (r *Runner) trial(ctx context.Context, m Model, job Job) (rec Record, ok bo
 		}
 	}()
 	req := lm.GenerateRequest{
-		Messages:     []lm.Message{{Role: "user", Content: task.Prompt}},
-		Tools:        task.Tools,
-		MaxNewTokens: m.MaxNewTokens,
-		Sampling:     m.Sampling,
+		Messages: []lm.Message{{Role: "user", Content: task.Prompt}},
+		Tools:    task.Tools,
 	}
-	res, cached, err := r.Cache.Generate(ctx, m.Generator, m.CacheID, job.Trial, req)
+	res, err := generateOne(lm.WithTrial(ctx, job.Trial), m.Generator, req)
 	measured := r.now().Sub(start)
 	if ctx.Err() != nil {
 		return rec, false
@@ -225,7 +214,7 @@ func (r *Runner) trial(ctx context.Context, m Model, job Job) (rec Record, ok bo
 		return fail(err)
 	}
 	fillResult(&rec, res, measured)
-	rec.Cached = cached
+	rec.Cached = res.Cached
 	if res.Err != nil {
 		return fail(res.Err)
 	}
@@ -302,3 +291,15 @@ func fillResult(rec *Record, res lm.GenerateResult, measured time.Duration) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// generateOne sends req as a batch of one.
+func generateOne(ctx context.Context, gen lm.Generator, req lm.GenerateRequest) (lm.GenerateResult, error) {
+	results, err := gen.Generate(ctx, []lm.GenerateRequest{req})
+	if err != nil {
+		return lm.GenerateResult{}, err
+	}
+	if len(results) != 1 {
+		return lm.GenerateResult{}, fmt.Errorf("the backend returned %d results for 1 request", len(results))
+	}
+	return results[0], nil
+}

@@ -377,6 +377,9 @@ func TestRunSelectedTrialsOnly(t *testing.T) {
 	assert.Len(t, m.Calls().Generate, 2, "unselected trials must not call the model")
 }
 
+// TestRunSendsTheCatalogSettings: the runner asks with the task alone, so
+// the model's catalog defaults (lm.WithDefaults, as the catalog opens it)
+// set the cap and sampling of every request.
 func TestRunSendsTheCatalogSettings(t *testing.T) {
 	tasks, err := LoadDir(testTasks)
 	require.NoError(t, err)
@@ -384,7 +387,7 @@ func TestRunSendsTheCatalogSettings(t *testing.T) {
 	require.NoError(t, err)
 	m := &fake.Model{Reply: fake.Text("ok")}
 	temp := 0.0
-	_, err = (&Runner{Trials: 1, Concurrency: 1}).Run(context.Background(), []Model{{Key: "m", Generator: m, MaxNewTokens: 64000, Sampling: lm.Sampling{Temperature: &temp}}}, tasks)
+	_, err = (&Runner{Trials: 1, Concurrency: 1}).Run(context.Background(), []Model{{Key: "m", Generator: lm.WithDefaults(m, lm.Defaults{MaxNewTokens: 64000, Sampling: lm.Sampling{Temperature: &temp}}).(lm.Generator)}}, tasks)
 	require.NoError(t, err)
 	calls := m.Calls().Generate
 	require.Len(t, calls, 1)

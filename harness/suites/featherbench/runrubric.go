@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/feather-eval/feather/harness/backends"
+	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/suites/featherbench/rubric"
 )
 
@@ -94,7 +94,7 @@ func (r *Run) rubricVerdict() error {
 	switch {
 	case n == 0:
 		return nil
-	case errors.Is(err, backends.ErrUnavailable):
+	case errors.Is(err, catalog.ErrUnavailable):
 		r.c.Logf("rubric judging skipped: %v; %d trial(s) of tasks with a rubric were recorded without rubric scores (their checker results stand). "+
 			"Build with the judge's tag, name judges this build can open with -fb.judge, or pass -fb.no-rubric", err, n)
 		return nil

@@ -47,6 +47,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/openai"
 )
 
 // Message is one chat turn of a recorded request.
@@ -262,8 +263,11 @@ func (s *Server) Requests() []Request {
 
 // Entry is an openai catalog entry that points at this server.
 func (s *Server) Entry(key, model string) catalog.Entry {
-	return catalog.Entry{Key: key, Backend: catalog.OpenAI, Enabled: true, BaseURL: s.URL, Model: model}
+	return catalog.Entry{Key: key, Backend: openai.Name, Enabled: true, Settings: &openai.Settings{BaseURL: s.URL, Model: model}}
 }
+
+// Settings are the openai settings of an entry from Entry, to adjust.
+func Settings(e catalog.Entry) *openai.Settings { return e.Settings.(*openai.Settings) }
 
 func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	body, _ := io.ReadAll(hr.Body)

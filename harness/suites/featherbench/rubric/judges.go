@@ -11,7 +11,7 @@ import (
 // DefaultJudge is the judge used when none is named.
 const DefaultJudge = "fable-5"
 
-// Opener opens a catalog entry; backends.Open, or the root test's
+// Opener opens a catalog entry; catalog.Open, or the root test's
 // once-per-process opener, fits.
 type Opener func(ctx context.Context, e catalog.Entry) (lm.Model, error)
 
@@ -40,11 +40,7 @@ func Resolve(ctx context.Context, cat *catalog.Catalog, keys []string, open Open
 		if !ok {
 			return nil, fmt.Errorf("judge %q: its %s backend cannot generate text, so it cannot judge; pick a chat model", e.Key, e.Backend)
 		}
-		j := Judge{Key: e.Key, Gen: gen, MaxNewTokens: e.MaxTokens}
-		if e.Sampling != nil {
-			j.Sampling = *e.Sampling
-		}
-		judges = append(judges, j)
+		judges = append(judges, Judge{Key: e.Key, Gen: gen})
 	}
 	return judges, nil
 }

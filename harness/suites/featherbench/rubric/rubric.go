@@ -45,12 +45,10 @@ type Judge struct {
 	// Key is the judge's catalog key; it is compared with contestant keys
 	// to find self-grading, and never shown to any judge.
 	Key string
+	// Gen is called the way the judge is called as a contestant: the
+	// request sets no cap or sampling, so the judge's catalog defaults
+	// (lm.WithDefaults, applied when the catalog opens it) decide.
 	Gen lm.Generator
-	// MaxNewTokens and Sampling are the judge's catalog settings, so a
-	// judge is called the way it is called as a contestant (0 and nil:
-	// not declared).
-	MaxNewTokens int
-	Sampling     lm.Sampling
 }
 
 // TaskView is what a judge sees of a task.
@@ -130,8 +128,6 @@ func ask(ctx context.Context, j Judge, prompt string) Score {
 	s := Score{Judge: j.Key}
 	req := lm.GenerateRequest{
 		Messages:       []lm.Message{{Role: "user", Content: prompt}},
-		MaxNewTokens:   j.MaxNewTokens,
-		Sampling:       j.Sampling,
 		ResponseFormat: json.RawMessage(VerdictSchema),
 	}
 	results, err := j.Gen.Generate(ctx, []lm.GenerateRequest{req})

@@ -286,7 +286,7 @@ func TestGradeJudgeFailures(t *testing.T) {
 		{Key: "refuser", Gen: refuser},
 		{Key: "broken", Gen: broken},
 		{Key: "cut", Gen: cut},
-		{Key: "good", Gen: good, MaxNewTokens: 300, Sampling: lm.Sampling{Temperature: &temp}},
+		{Key: "good", Gen: lm.WithDefaults(good, lm.Defaults{MaxNewTokens: 300, Sampling: lm.Sampling{Temperature: &temp}}).(lm.Generator)},
 		{Key: "batch", Gen: batchFailer{}},
 	}}
 	grid := panel.Grade(context.Background(), rubric.TaskView{Prompt: "p", Criteria: []string{"c"}}, "someone", rubric.Response{Text: "answer"})
@@ -434,10 +434,12 @@ func TestResolveDefaultAndCatalogSettings(t *testing.T) {
 	m := &fake.Model{}
 	judges, err := rubric.Resolve(context.Background(), cat, nil, func(_ context.Context, e catalog.Entry) (lm.Model, error) {
 		assert.Equal(t, "fable-5", e.Key, "the default judge is looked up although it is not enabled")
+		assert.Equal(t, lm.Defaults{MaxNewTokens: 4000, Sampling: lm.Sampling{Temperature: &temp, Seed: &seed}}, e.Defaults(),
+			"the judge's catalog defaults, which catalog.Open wraps around it")
 		return m, nil
 	})
 	require.NoError(t, err)
-	assert.Equal(t, []rubric.Judge{{Key: "fable-5", Gen: m, MaxNewTokens: 4000, Sampling: lm.Sampling{Temperature: &temp, Seed: &seed}}}, judges)
+	assert.Equal(t, []rubric.Judge{{Key: "fable-5", Gen: m}}, judges)
 }
 
 type scoreOnly struct{}

@@ -1,0 +1,90 @@
+package onnx
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/feather-eval/feather/harness/backends/catalog"
+)
+
+func parseEntry(t *testing.T, file, fields string) (catalog.Entry, error) {
+	t.Helper()
+	c, err := catalog.Parse(file, []byte(`{"m": {"backend": "onnx", `+fields+`}}`))
+	if err != nil {
+		return catalog.Entry{}, err
+	}
+	return c.Entries[0], nil
+}
+
+func TestSettingsValidate(t *testing.T) {
+	for _, tc := range []struct{ name, fields, err string }{
+		{"folder or built-in needed", `"threads": 2`,
+			`m.json: model "m": an onnx model needs "path" (a Hugging Face ONNX export folder) or "builtin" (e.g. "smoke")`},
+		{"not both", `"path": "p", "builtin": "smoke"`, `m.json: model "m": set "path" or "builtin", not both`},
+		{"threads", `"path": "p", "threads": -1`, `m.json: model "m": "threads" must be 0 (all cores) or more, not -1`},
+		{"device", `"path": "p", "device_id": -2`, `m.json: model "m": "device_id" must be 0 or more, not -2`},
+		{"sessions", `"path": "p", "sessions": -1`, `m.json: model "m": "sessions" must be 0 (one) or more, not -1`},
+		{"max_tokens, checked before chat", `"path": "p", "max_tokens": -5, "chat": "maybe"`, `m.json: model "m": "max_tokens" must be positive, not -5`},
+		{"chat", `"path": "p", "chat": "maybe"`, `m.json: model "m": "chat" must be one of yes, no, auto, not "maybe"`},
+		{"provider", `"path": "p", "provider": "rocm"`, `m.json: model "m": "provider" must be one of cpu, cuda, not "rocm"`},
+		{"variant", `"path": "p", "variant": "../x"`,
+			`m.json: model "m": "variant" "../x" is not a file-name suffix such as quantized, fp16, int8, q4 or q4f16`},
+		{"sampling is not a default onnx applies", `"path": "p", "sampling": {"seed": 1}`,
+			`m.json: model "m": "sampling" is not used by backend "onnx"; remove it or change the backend`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseEntry(t, "m.json", tc.fields)
+			require.Error(t, err)
+			assert.Equal(t, tc.err, err.Error())
+		})
+	}
+}
+
+func TestSettingsParsed(t *testing.T) {
+	e, err := parseEntry(t, "cat/m.json", `"path": "models/tiny", "variant": "int8", "threads": 4, "sessions": 2, "chat": "no", "provider": "cuda", "device_id": 1, "max_tokens": 9`)
+	require.NoError(t, err)
+	assert.Equal(t, &Settings{Path: "models/tiny", Variant: "int8", Threads: 4, Sessions: 2, Chat: "no", Provider: "cuda", DeviceID: 1, dir: "cat"}, e.Settings)
+	assert.Equal(t, 9, e.MaxTokens)
+	assert.Equal(t, filepath.Join("cat", "models/tiny"), e.Settings.(*Settings).ResolvedPath())
+	assert.Equal(t, "models/tiny", e.Settings.Target())
+
+	home, err := os.UserHomeDir()
+	require.NoError(t, err)
+	e, err = parseEntry(t, "cat/m.json", `"path": "~/models/tiny"`)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(home, "models/tiny"), e.Settings.(*Settings).ResolvedPath())
+}
+
+// The identity holds what changes an answer (chat mode, resolved folder or
+// built-in, variant, provider) and not speed or placement (threads,
+// sessions, device_id).
+func TestSettingsIdentity(t *testing.T) {
+	e, err := parseEntry(t, "/cat/m.json", `"path": "models/tiny", "variant": "int8", "threads": 4, "sessions": 2, "chat": "no", "provider": "cuda", "device_id": 1`)
+	require.NoError(t, err)
+	assert.Equal(t, []catalog.Field{
+		{Name: "chat", Value: "no"}, {Name: "path", Value: "/cat/models/tiny"}, {Name: "builtin", Value: ""},
+		{Name: "variant", Value: "int8"}, {Name: "provider", Value: "cuda"},
+	}, e.Settings.Identity())
+
+	smoke := &Settings{Builtin: "smoke"}
+	assert.Equal(t, []catalog.Field{
+		{Name: "chat", Value: ""}, {Name: "path", Value: ""}, {Name: "builtin", Value: "smoke"},
+		{Name: "variant", Value: ""}, {Name: "provider", Value: ""},
+	}, smoke.Identity(), "no folder, no path: the catalog's folder alone is not an identity")
+	assert.Equal(t, "builtin:smoke", smoke.Target())
+}
+
+// The package registers itself: a catalog entry opens through catalog.Open
+// (an unknown built-in fails before ONNX Runtime is needed).
+func TestRegistered(t *testing.T) {
+	assert.Contains(t, catalog.Names(), Name)
+	_, err := catalog.Open(context.Background(), catalog.Entry{Key: "x", Backend: Name, Settings: &Settings{Builtin: "large"}})
+	assert.EqualError(t, err, `model "x": unknown builtin "large"; the onnx backend has "smoke"`)
+	_, err = catalog.Open(context.Background(), catalog.Entry{Key: "x", Backend: Name})
+	assert.EqualError(t, err, `model "x": the entry has no onnx settings`)
+}
