@@ -57,6 +57,7 @@ func TestFeatherbench(t *testing.T) {
 		Trials: *optFBTrials, Concurrency: *optFBConcurrency, DryRun: *optFBDryRun,
 		Rubric: featherbench.RubricOptions{Judges: options.List(*optFBJudge), Off: *optFBNoRubric, PromptFile: *optFBJudgePrompt},
 		Dir:    run, Resume: *optResume != "", RetryErrors: *optFBRetryErrors, CacheDir: fbCacheDir(),
+		Selected: shardSelected(t, "featherbench", runfilter.FromFlags().Under("TestFeatherbench")),
 	}, true)
 }
 

@@ -47,7 +47,7 @@ func TestFeatherweight(t *testing.T) {
 	for _, e := range selectModels(t, *optFWCatalog, suiteModels(*optFWModels)) {
 		t.Run(e.Key, func(t *testing.T) {
 			skipIfStopped(t)
-			fw := fwRun(t, styles, ds.Items, runfilter.FromFlags().Under("TestFeatherweight", e.Key))
+			fw := fwRun(t, styles, ds.Items, shardSelected(t, "featherweight", runfilter.FromFlags().Under("TestFeatherweight", e.Key)))
 			if !fw.Any() {
 				return // -run names other items: load nothing
 			}

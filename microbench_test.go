@@ -57,7 +57,7 @@ func TestMicrobench(t *testing.T) {
 	for _, e := range selectModels(t, *optMBCatalog, suiteModels(*optMBModels)) {
 		t.Run(e.Key, func(t *testing.T) {
 			skipIfStopped(t)
-			r := mbRun(tasks, runfilter.FromFlags().Under("TestMicrobench", e.Key))
+			r := mbRun(tasks, shardSelected(t, "microbench", runfilter.FromFlags().Under("TestMicrobench", e.Key)))
 			if !r.AnySelected() {
 				return // -run names other items: load nothing
 			}
