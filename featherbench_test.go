@@ -59,6 +59,7 @@ func TestFeatherbench(t *testing.T) {
 		Dir:    run, Resume: *optResume != "", RetryErrors: *optFBRetryErrors, CacheDir: fbCacheDir(),
 		Selected: shardSelected(t, "featherbench", runfilter.FromFlags().Under("TestFeatherbench")),
 	}, true)
+	requireAModel(t, "-fb.models")
 }
 
 // fbCacheDir is the response cache's folder under -fb.cache, else "".

@@ -59,6 +59,7 @@ func TestFeatherweight(t *testing.T) {
 			unit.Subtests(t, unitOptions("featherweight", e.Key), out.Units, featherweight.Scores(out.Records))
 		})
 	}
+	requireAModel(t, "-fw.models")
 }
 
 // fwRun is a Featherweight run in a model's subtest t: it starts no batch

@@ -73,6 +73,7 @@ func TestMicrobench(t *testing.T) {
 			unit.Subtests(t, unitOptions("microbench", e.Key), r.Units(res), microbench.Scores(res))
 		})
 	}
+	requireAModel(t, "-mb.models")
 }
 
 // mbRun is a model's run of tasks with this invocation's options.
