@@ -71,12 +71,12 @@ func suitePart(s shard.Shard, suite string) (func(path ...string) bool, error) {
 	switch suite {
 	case "featherweight":
 		items, err := fwItems()
-		return s.Featherweight(items), err
+		return featherweight.InShard(s, items), err
 	case "microbench":
 		tasks, err := mbTasks()
-		return s.Microbench(tasks), err
+		return microbench.InShard(s, tasks), err
 	case "featherbench":
-		return s.Featherbench(), nil
+		return featherbench.InShard(s), nil
 	}
 	return nil, fmt.Errorf("-shard: no suite %q", suite)
 }
@@ -173,14 +173,14 @@ func shardRun(t *testing.T, results string, s shard.Shard) string {
 
 	ds, err := featherweight.Load("testdata/featherweight/featherweight.jsonl")
 	require.NoError(t, err)
-	fw := &featherweight.Run{Items: ds.Items, Styles: featherweight.Styles, Selected: s.Featherweight(ds.Items)}
+	fw := &featherweight.Run{Items: ds.Items, Styles: featherweight.Styles, Selected: featherweight.InShard(s, ds.Items)}
 	out := fw.Model(t.Context(), info, m.(lm.Generator))
 	require.NoError(t, featherweight.NewResults(ds.Info, func() (string, error) { return rd.Sub("featherweight") }).Add(out.ModelResult))
 
 	tasks, err := mbTasks()
 	require.NoError(t, err)
 	mbc := &microbench.Collector{Dir: func() (string, error) { return rd.Sub("microbench") }, Stamp: rd.Stamp}
-	mb := &microbench.Run{Tasks: tasks, Selected: s.Microbench(tasks), Save: func(r *microbench.Result) error { _, err := mbc.Save(r); return err }}
+	mb := &microbench.Run{Tasks: tasks, Selected: microbench.InShard(s, tasks), Save: func(r *microbench.Result) error { _, err := mbc.Save(r); return err }}
 	_, err = mb.Evaluate(t.Context(), info, m.(lm.Scorer))
 	require.NoError(t, err)
 
@@ -199,7 +199,7 @@ func fbRunSmoke(t *testing.T, rd *rundir.Dir, s shard.Shard) {
 	t.Helper()
 	fb, err := featherbench.NewRun(featherbench.Config{
 		TasksDir: "tasks", Categories: []string{"security"}, Catalog: "models/models.json", Models: []string{"smoke"},
-		Trials: 2, Concurrency: 8, Rubric: featherbench.RubricOptions{Off: true}, Dir: rd, Selected: s.Featherbench(),
+		Trials: 2, Concurrency: 8, Rubric: featherbench.RubricOptions{Off: true}, Dir: rd, Selected: featherbench.InShard(s),
 	})
 	require.NoError(t, err)
 	for _, e := range fb.Models() {

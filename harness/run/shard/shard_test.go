@@ -8,9 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/feather-eval/feather/harness/suites/featherweight"
-	"github.com/feather-eval/feather/harness/suites/microbench"
 )
 
 func TestParse(t *testing.T) {
@@ -91,83 +88,6 @@ func TestBalance(t *testing.T) {
 	reversed := []Job{jobs[6], jobs[5], jobs[4], jobs[3], jobs[2], jobs[1], jobs[0]}
 	assert.Equal(t, want, Balance(reversed, 3), "the order of the jobs does not matter")
 	assert.Equal(t, map[string]int{"a": 1, "b": 1}, Balance([]Job{{"b", 1}, {"a", 1}}, 1))
-}
-
-func TestFeatherweightTakesItemsInEveryStyle(t *testing.T) {
-	ds, err := featherweight.Load("../../../testdata/featherweight/featherweight.jsonl")
-	require.NoError(t, err)
-	var ids []string
-	for _, it := range ds.Items {
-		ids = append(ids, it.ID)
-	}
-	preds := map[Shard]func(...string) bool{}
-	for _, s := range shards {
-		preds[s] = s.Featherweight(ds.Items)
-		assert.True(t, preds[s]("plain"), "a style may hold items of the shard")
-		assert.False(t, preds[s]("plain", "no-such-item"))
-	}
-	for _, st := range featherweight.Styles {
-		var order []string
-		for _, s := range shards {
-			for _, id := range ids {
-				if preds[s](string(st), id) {
-					order = append(order, id)
-				}
-			}
-		}
-		assert.Equal(t, ids, order, "%s: the shards in order are the file in order, each item once", st)
-	}
-	for _, s := range shards {
-		for _, id := range ids {
-			assert.Equal(t, preds[s]("plain", id), preds[s]("completion", id), "%s %s: the same shard in both styles", s, id)
-		}
-	}
-}
-
-func TestMicrobenchBalancesTasks(t *testing.T) {
-	tasks, err := microbench.Load(os.DirFS("../../../testdata/microbench"))
-	require.NoError(t, err)
-	load := map[int]int64{}
-	var largest int64
-	for _, tk := range tasks {
-		var in []int
-		for _, s := range shards {
-			if s.Microbench(tasks)(tk.ID, tk.Items[0].ID) {
-				in = append(in, s.Index)
-			}
-			assert.True(t, s.Microbench(tasks)(), "the empty path")
-		}
-		require.Len(t, in, 1, "%s is in exactly one shard", tk.ID)
-		c := TaskCost(tk)
-		require.Positive(t, c, tk.ID)
-		load[in[0]] += c
-		largest = max(largest, c)
-	}
-	lo, hi := min(load[1], load[2], load[3]), max(load[1], load[2], load[3])
-	assert.LessOrEqual(t, hi-lo, largest, "longest-first keeps the shards within one task of each other: %v", load)
-	assert.True(t, Shard{}.Microbench(tasks)("capitals", "x"))
-}
-
-func TestTaskCost(t *testing.T) {
-	choice := &microbench.Task{Reduction: microbench.Sum, Items: []microbench.Item{{Context: "Paris is in", Choices: []string{"France", "Peru"}}}}
-	assert.EqualValues(t, (11+7)+(11+5), TaskCost(choice))
-	pmi := &microbench.Task{Reduction: microbench.PMI, Items: choice.Items}
-	assert.EqualValues(t, (11+7)+(11+5)+(7+7)+(7+5), TaskCost(pmi), "plus the null context %q", microbench.NullContext)
-	bpb := &microbench.Task{Reduction: microbench.BitsPerByte, Items: []microbench.Item{{Text: "twelve bytes"}}}
-	assert.EqualValues(t, 12, TaskCost(bpb))
-}
-
-func TestFeatherbenchIgnoresTheModel(t *testing.T) {
-	for _, s := range shards {
-		p := s.Featherbench()
-		assert.True(t, p("m"))
-		assert.True(t, p("m", "code-fizzbuzz"))
-		for trial := range 5 {
-			tr := fmt.Sprint(trial + 1)
-			assert.Equal(t, s.HasKey("code-fizzbuzz/"+tr), p("m", "code-fizzbuzz", tr))
-			assert.Equal(t, p("m", "code-fizzbuzz", tr), p("other", "code-fizzbuzz", tr), "the model does not move a trial")
-		}
-	}
 }
 
 func TestAnd(t *testing.T) {
