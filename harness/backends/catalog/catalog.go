@@ -18,6 +18,7 @@ import (
 	"github.com/feather-eval/feather/internal/jsonpos"
 
 	"github.com/feather-eval/feather/harness/lm"
+	"github.com/feather-eval/feather/harness/lm/respcache"
 )
 
 // DefaultBackend is the backend of an entry without one: Featherbench's
@@ -344,4 +345,17 @@ func (e Entry) Defaults() lm.Defaults {
 		d.Sampling = *e.Sampling
 	}
 	return d
+}
+
+// CacheID is the entry's identity for the response cache: the key, the
+// backend, the catalog defaults and the backend settings' Identity.
+func (e Entry) CacheID() respcache.ModelID {
+	id := respcache.ModelID{Key: e.Key, Backend: e.Backend, MaxTokens: e.MaxTokens, Sampling: e.Sampling}
+	if id.Backend == "" {
+		id.Backend = DefaultBackend // as the loader defaults it
+	}
+	if e.Settings != nil {
+		id.Settings = e.Settings.Identity()
+	}
+	return id
 }

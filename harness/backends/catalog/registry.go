@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/feather-eval/feather/harness/lm"
+	"github.com/feather-eval/feather/harness/lm/respcache"
 )
 
 // Opener loads the model an entry describes.
@@ -34,10 +35,7 @@ type Settings interface {
 
 // Field is one setting of an Identity under its catalog name. Empty values
 // (as encoding/json's omitempty sees them) count as unset.
-type Field struct {
-	Name  string
-	Value any
-}
+type Field = respcache.Field
 
 // Backend is what a backend registers under its catalog name.
 type Backend struct {

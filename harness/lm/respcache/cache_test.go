@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/fake"
 	"github.com/feather-eval/feather/harness/lm/respcache"
@@ -42,7 +41,7 @@ func userReq(content string) lm.GenerateRequest {
 }
 
 func openRouterID(key, slug string) respcache.ModelID {
-	return respcache.ModelID{Key: key, Backend: "openrouter", Settings: []catalog.Field{{Name: "model", Value: slug}, {Name: "provider_order", Value: []string{"acme"}}}}
+	return respcache.ModelID{Key: key, Backend: "openrouter", Settings: []respcache.Field{{Name: "model", Value: slug}, {Name: "provider_order", Value: []string{"acme"}}}}
 }
 
 // entryFiles lists the cache's entry files relative to its folder.

@@ -14,7 +14,6 @@ import (
 	"github.com/feather-eval/feather/harness/backends/openai"
 	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/harness/lm/respcache"
 )
 
 // A real API backend reads its key from the environment and sends it; no
@@ -42,7 +41,7 @@ func TestNoCredentialInEntries(t *testing.T) {
 	gen, err := openai.New(entry, openai.Options{})
 	require.NoError(t, err)
 	c := openCache(t)
-	id := respcache.FromEntry(entry)
+	id := entry.CacheID()
 
 	reqs := []lm.GenerateRequest{
 		userReq("capital of France?"),

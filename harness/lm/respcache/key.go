@@ -37,7 +37,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/lm"
 )
 
@@ -46,7 +45,8 @@ import (
 const Schema = 1
 
 // ModelID is everything about a catalog entry that can change a model's
-// answer. Build it with FromEntry; the JSON names are the catalog's.
+// answer. The catalog builds it (catalog.Entry.CacheID); the JSON names
+// are the catalog's.
 //
 // Included: the catalog key (entries are never shared across models), the
 // backend, the catalog defaults max_tokens and sampling (backends fill in
@@ -65,19 +65,14 @@ type ModelID struct {
 	MaxTokens int
 	Sampling  *lm.Sampling
 	// Settings is the backend settings' Identity.
-	Settings []catalog.Field
+	Settings []Field
 }
 
-// FromEntry is the identity of a loaded catalog entry.
-func FromEntry(e catalog.Entry) ModelID {
-	id := ModelID{Key: e.Key, Backend: e.Backend, MaxTokens: e.MaxTokens, Sampling: e.Sampling}
-	if id.Backend == "" {
-		id.Backend = catalog.DefaultBackend // as the catalog loader defaults it
-	}
-	if e.Settings != nil {
-		id.Settings = e.Settings.Identity()
-	}
-	return id
+// Field is one setting of a model's identity under its catalog name. Empty
+// values (as encoding/json's omitempty sees them) count as unset.
+type Field struct {
+	Name  string
+	Value any
 }
 
 // keyOrder is the order of the identity's members after key and backend
@@ -93,10 +88,10 @@ var keyOrder = []string{
 // MarshalJSON writes the identity as one flat object in keyOrder, leaving
 // out empty members as omitempty would (key and backend always).
 func (id ModelID) MarshalJSON() ([]byte, error) {
-	fields := append([]catalog.Field{{Name: "max_tokens", Value: id.MaxTokens}, {Name: "sampling", Value: id.Sampling}}, id.Settings...)
+	fields := append([]Field{{Name: "max_tokens", Value: id.MaxTokens}, {Name: "sampling", Value: id.Sampling}}, id.Settings...)
 	rank := func(name string) int { return slices.Index(keyOrder, name) }
-	fields = slices.DeleteFunc(fields, func(f catalog.Field) bool { return isEmpty(f.Value) })
-	slices.SortStableFunc(fields, func(a, b catalog.Field) int {
+	fields = slices.DeleteFunc(fields, func(f Field) bool { return isEmpty(f.Value) })
+	slices.SortStableFunc(fields, func(a, b Field) int {
 		ra, rb := rank(a.Name), rank(b.Name)
 		switch {
 		case ra < 0 && rb < 0:
@@ -108,7 +103,7 @@ func (id ModelID) MarshalJSON() ([]byte, error) {
 		}
 		return ra - rb
 	})
-	fields = append([]catalog.Field{{Name: "key", Value: id.Key}, {Name: "backend", Value: id.Backend}}, fields...)
+	fields = append([]Field{{Name: "key", Value: id.Key}, {Name: "backend", Value: id.Backend}}, fields...)
 	var buf bytes.Buffer
 	buf.WriteByte('{')
 	for i, f := range fields {

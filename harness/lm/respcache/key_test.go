@@ -24,7 +24,7 @@ const goldenCanonical = `{"schema":1,"model":{"key":"fable","backend":"openroute
 // must be a deliberate Schema bump.
 func TestKeyGolden(t *testing.T) {
 	t.Setenv(openai.OpenRouterBaseURLEnv, "")
-	k, err := respcache.NewKey(respcache.FromEntry(goldenEntry()), goldenRequest(), 3)
+	k, err := respcache.NewKey(goldenEntry().CacheID(), goldenRequest(), 3)
 	require.NoError(t, err)
 	assert.Equal(t, goldenCanonical, string(k.Canonical()))
 	assert.Equal(t, "a63a3a054c3e9f051cd2eb8f361d5b4025962134ceafd8417b4215dcda02525b", k.Hex())
@@ -65,7 +65,7 @@ func TestFromEntry(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := catalog.Parse(filepath.Join(dir, "models.json"), []byte(`{"k": `+tc.entry+`}`))
 			require.NoError(t, err)
-			got, err := json.Marshal(respcache.FromEntry(c.Entries[0]))
+			got, err := json.Marshal(c.Entries[0].CacheID())
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, string(got))
 		})
@@ -102,7 +102,7 @@ func TestKeysOfEarlierVersions(t *testing.T) {
 			"6f831531ca8e8a90af6dea2acf326da56ab21227ddbb1674db3ec88139b26ad7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			k, err := respcache.NewKey(respcache.FromEntry(tc.entry), goldenRequest(), 3)
+			k, err := respcache.NewKey(tc.entry.CacheID(), goldenRequest(), 3)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, k.Hex(), string(k.Canonical()))
 		})
@@ -123,10 +123,10 @@ func onnxEntry(t *testing.T, key, dir, fields string) catalog.Entry {
 func TestOpenRouterKeysOnItsEndpoint(t *testing.T) {
 	e := goldenEntry()
 	t.Setenv(openai.OpenRouterBaseURLEnv, "")
-	real, err := respcache.NewKey(respcache.FromEntry(e), lm.GenerateRequest{}, 1)
+	real, err := respcache.NewKey(e.CacheID(), lm.GenerateRequest{}, 1)
 	require.NoError(t, err)
 	t.Setenv(openai.OpenRouterBaseURLEnv, "http://127.0.0.1:5555/v1/")
-	test, err := respcache.NewKey(respcache.FromEntry(e), lm.GenerateRequest{}, 1)
+	test, err := respcache.NewKey(e.CacheID(), lm.GenerateRequest{}, 1)
 	require.NoError(t, err)
 	assert.NotEqual(t, real.Hex(), test.Hex())
 	assert.Contains(t, string(test.Canonical()), `"base_url":"http://127.0.0.1:5555/v1"`)
@@ -135,7 +135,7 @@ func TestOpenRouterKeysOnItsEndpoint(t *testing.T) {
 // Anything that can change the answer changes the key.
 func TestKeyChanges(t *testing.T) {
 	t.Setenv(openai.OpenRouterBaseURLEnv, "")
-	base, err := respcache.NewKey(respcache.FromEntry(goldenEntry()), goldenRequest(), 3)
+	base, err := respcache.NewKey(goldenEntry().CacheID(), goldenRequest(), 3)
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		name  string
@@ -186,7 +186,7 @@ func TestKeyChanges(t *testing.T) {
 			if tc.env != "" {
 				t.Setenv(openai.OpenRouterBaseURLEnv, tc.env)
 			}
-			k, err := respcache.NewKey(respcache.FromEntry(e), req, trial)
+			k, err := respcache.NewKey(e.CacheID(), req, trial)
 			require.NoError(t, err)
 			assert.NotEqual(t, base.Hex(), k.Hex())
 		})
@@ -195,7 +195,7 @@ func TestKeyChanges(t *testing.T) {
 
 // What cannot change the answer leaves the key alone.
 func TestKeyIgnores(t *testing.T) {
-	base, err := respcache.NewKey(respcache.FromEntry(goldenEntry()), goldenRequest(), 3)
+	base, err := respcache.NewKey(goldenEntry().CacheID(), goldenRequest(), 3)
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		name  string
@@ -218,7 +218,7 @@ func TestKeyIgnores(t *testing.T) {
 			if tc.req != nil {
 				tc.req(&req)
 			}
-			k, err := respcache.NewKey(respcache.FromEntry(e), req, 3)
+			k, err := respcache.NewKey(e.CacheID(), req, 3)
 			require.NoError(t, err)
 			assert.Equal(t, base.Hex(), k.Hex())
 		})
@@ -259,7 +259,7 @@ func TestKeyHoldsNoCredential(t *testing.T) {
 	t.Setenv("RESPCACHE_TEST_API_KEY", secret)
 	e := catalog.Entry{Key: "local", Backend: openai.Name, Settings: &openai.Settings{Model: "qwen", BaseURL: "http://localhost:8000/v1",
 		APIKeyEnv: "RESPCACHE_TEST_API_KEY", Headers: map[string]string{"Authorization": "Bearer " + os.Getenv("RESPCACHE_TEST_API_KEY")}}}
-	k, err := respcache.NewKey(respcache.FromEntry(e), lm.GenerateRequest{Prompt: "hi"}, 1)
+	k, err := respcache.NewKey(e.CacheID(), lm.GenerateRequest{Prompt: "hi"}, 1)
 	require.NoError(t, err)
 	assert.NotContains(t, string(k.Canonical()), secret)
 	assert.NotContains(t, string(k.Canonical()), "RESPCACHE_TEST_API_KEY")
@@ -269,7 +269,7 @@ func TestKeyHoldsNoCredential(t *testing.T) {
 // does not name follow in the backend's own order, and empty ones are
 // left out.
 func TestModelIDDocument(t *testing.T) {
-	id := respcache.ModelID{Key: "k", Backend: "new", MaxTokens: 8, Settings: []catalog.Field{
+	id := respcache.ModelID{Key: "k", Backend: "new", MaxTokens: 8, Settings: []respcache.Field{
 		{Name: "zeta", Value: 1}, {Name: "model", Value: "m"}, {Name: "alpha", Value: "<a>"}, {Name: "effort", Value: ""}, {Name: "flags", Value: []string{}},
 	}}
 	got, err := json.Marshal(id)

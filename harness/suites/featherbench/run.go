@@ -297,7 +297,7 @@ func (r *Run) RunModel(ctx context.Context, e catalog.Entry, gen lm.Generator) (
 	if err := r.openResults(); err != nil {
 		return recs, err
 	}
-	fresh, err := r.runner.RunModel(ctx, Model{Key: e.Key, Generator: r.cache.Wrap(gen, respcache.FromEntry(e))}, r.tasks)
+	fresh, err := r.runner.RunModel(ctx, Model{Key: e.Key, Generator: r.cache.Wrap(gen, e.CacheID())}, r.tasks)
 	r.mu.Lock()
 	r.records = append(r.records, fresh...)
 	r.mu.Unlock()
