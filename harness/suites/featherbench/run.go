@@ -15,7 +15,6 @@ import (
 	"github.com/feather-eval/feather/harness/lm/respcache"
 	"github.com/feather-eval/feather/harness/run/interrupt"
 	"github.com/feather-eval/feather/harness/run/unit"
-	"github.com/feather-eval/feather/harness/suites/featherbench/rubric"
 )
 
 // Config is one Featherbench run: what it asks, where its files go, and
@@ -50,7 +49,7 @@ type Config struct {
 	Stop context.Context
 	// OpenJudge opens a rubric judge; needed when a selected task has a
 	// rubric and judging is on.
-	OpenJudge rubric.Opener
+	OpenJudge catalog.Opener
 	// Report writes the HTML review page (nil: none). The report package
 	// renders it and imports this one, so the run is handed it.
 	Report func(path string, recs []Record, tasks []Task) error

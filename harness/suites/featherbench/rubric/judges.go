@@ -11,18 +11,15 @@ import (
 // DefaultJudge is the judge used when none is named.
 const DefaultJudge = "fable-5"
 
-// Opener opens a catalog entry; catalog.Open, or the root test's
-// once-per-process opener, fits.
-type Opener func(ctx context.Context, e catalog.Entry) (lm.Model, error)
-
 // Resolve builds the panel's judges from the catalog by key, in the order
 // given (duplicates dropped); no keys means DefaultJudge. Judges are looked
 // up in the whole catalog, so a judge need be neither enabled nor a
 // contestant, and "all" makes every model a judge, as it selects every
 // model elsewhere. An unknown key is the catalog's own error, which lists
-// the valid keys. The caller owns the opened models (open may share them
-// with the contestants).
-func Resolve(ctx context.Context, cat *catalog.Catalog, keys []string, open Opener) ([]Judge, error) {
+// the valid keys. open is catalog.Open or the once-per-process
+// catalog.OpenShared; the caller owns the opened models (open may share
+// them with the contestants).
+func Resolve(ctx context.Context, cat *catalog.Catalog, keys []string, open catalog.Opener) ([]Judge, error) {
 	if len(keys) == 0 {
 		keys = []string{DefaultJudge}
 	}
