@@ -63,11 +63,12 @@ type Job struct {
 	Trial int
 }
 
-// Jobs lists model's selected trials, task by task.
+// Jobs lists model's selected trials, task by task (Trials is checked
+// once, by NewRun or Run).
 func (r *Runner) Jobs(model string, tasks []Task) []Job {
 	var out []Job
 	for i := range tasks {
-		for n := 1; n <= max(r.Trials, 1); n++ {
+		for n := 1; n <= r.Trials; n++ {
 			if r.Selected == nil || r.Selected(model, tasks[i].ID, n) {
 				out = append(out, Job{Task: &tasks[i], Trial: n})
 			}
