@@ -23,6 +23,7 @@ import (
 	"github.com/feather-eval/feather/harness/run/progress"
 	"github.com/feather-eval/feather/harness/run/rundir"
 	"github.com/feather-eval/feather/harness/run/runfilter"
+	"github.com/feather-eval/feather/harness/run/shard"
 	"github.com/feather-eval/feather/harness/run/unit"
 	"github.com/feather-eval/feather/harness/suites/featherbench"
 	"github.com/feather-eval/feather/harness/suites/featherbench/rubric"
@@ -57,7 +58,7 @@ func TestFeatherbench(t *testing.T) {
 		Trials: *optFBTrials, Concurrency: *optFBConcurrency, DryRun: *optFBDryRun,
 		Rubric: featherbench.RubricOptions{Judges: options.List(*optFBJudge), Off: *optFBNoRubric, PromptFile: *optFBJudgePrompt},
 		Dir:    run, Resume: *optResume != "", RetryErrors: *optFBRetryErrors, CacheDir: fbCacheDir(),
-		Selected: shardSelected(t, "featherbench", runfilter.FromFlags().Under("TestFeatherbench")),
+		Selected: shard.And(runfilter.FromFlags().Under("TestFeatherbench"), featherbench.InShard(runShard)),
 	}, true)
 	requireAModel(t, "-fb.models")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/feather-eval/feather/harness/run/options"
 	"github.com/feather-eval/feather/harness/run/progress"
 	"github.com/feather-eval/feather/harness/run/runfilter"
+	"github.com/feather-eval/feather/harness/run/shard"
 	"github.com/feather-eval/feather/harness/run/unit"
 	"github.com/feather-eval/feather/harness/suites/featherweight"
 	"github.com/stretchr/testify/assert"
@@ -47,7 +48,7 @@ func TestFeatherweight(t *testing.T) {
 	for _, e := range selectModels(t, *optFWCatalog, suiteModels(*optFWModels)) {
 		t.Run(e.Key, func(t *testing.T) {
 			skipIfStopped(t)
-			fw := fwRun(t, styles, ds.Items, shardSelected(t, "featherweight", runfilter.FromFlags().Under("TestFeatherweight", e.Key)))
+			fw := fwRun(t, styles, ds.Items, shard.And(runfilter.FromFlags().Under("TestFeatherweight", e.Key), featherweight.InShard(runShard, ds.Items)))
 			if !fw.Any() {
 				return // -run names other items: load nothing
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/feather-eval/feather/harness/run/options"
 	"github.com/feather-eval/feather/harness/run/progress"
 	"github.com/feather-eval/feather/harness/run/rundir"
+	"github.com/feather-eval/feather/harness/run/shard"
 	"github.com/feather-eval/feather/harness/run/unit"
 )
 
@@ -27,6 +28,7 @@ var (
 	optStrict  = options.Bool("strict", false, "fail every item the model gets wrong, not only regressions")
 	optResume  = options.String("resume", "", "continue the interrupted run in this run directory (e.g. results/latest): Featherbench skips the trials it recorded, the other suites run again into it")
 	optGrace   = options.Duration("grace", 30*time.Second, "after Ctrl-C, how long calls in flight may finish before they are cancelled (a second Ctrl-C cancels at once)")
+	optShard   = options.String("shard", "", "run only shard i of n (e.g. 2/3) so that n jobs share a run: Featherweight by item, μBench by task (balanced by text size), Featherbench by trial; feather report and feather leaderboard merge the shards' run directories")
 )
 
 // run is this invocation's results directory, created when a suite first
@@ -41,23 +43,15 @@ var interrupts = interrupt.New()
 // terminal, or a line every 30 s in a log. nil (FEATHER_PROGRESS=0) is off.
 var tracker *progress.Tracker
 
+// runShard is this run's -shard: each suite ANDs its selection with its
+// part (featherweight/microbench/featherbench.InShard). Whole by default.
+var runShard shard.Shard
+
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if err := options.Default.Err(); err != nil {
+	if err := setUp(); err != nil {
 		fmt.Fprintf(os.Stderr, "feather: %v\n", err)
 		os.Exit(2)
-	}
-	var err error
-	if tracker, err = progress.Open(os.Getenv); err != nil {
-		fmt.Fprintf(os.Stderr, "feather: %v\n", err)
-		os.Exit(2)
-	}
-	run = rundir.New(*optResults, time.Now())
-	if *optResume != "" {
-		if run, err = rundir.Existing(*optResume); err != nil {
-			fmt.Fprintf(os.Stderr, "feather: %v\n", err)
-			os.Exit(2)
-		}
 	}
 	var release func()
 	interrupts, release = interrupt.Watch(*optGrace, os.Stderr)
@@ -65,6 +59,10 @@ func TestMain(m *testing.M) {
 	tracker.Close() // the whole run's time
 	release()
 	closeModels()
+	if err := shard.MarkRun(run, runShard); err != nil {
+		fmt.Fprintf(os.Stderr, "feather: %v\n", err)
+		code = max(code, 1)
+	}
 	if run.Created() {
 		p, _ := run.Path()
 		fmt.Printf("feather: results in %s\n", p)
@@ -76,6 +74,28 @@ func TestMain(m *testing.M) {
 		code = max(code, 1) // an interrupted run is not a complete one
 	}
 	os.Exit(code)
+}
+
+// setUp reads the options a run needs before any test: a bad one stops
+// the run before anything is asked.
+func setUp() (err error) {
+	if err = options.Default.Err(); err != nil {
+		return err
+	}
+	if tracker, err = progress.Open(os.Getenv); err != nil {
+		return err
+	}
+	if runShard, err = shard.Parse(*optShard); err != nil {
+		return err
+	}
+	run = rundir.New(*optResults, time.Now())
+	if *optResume == "" {
+		return nil
+	}
+	if run, err = rundir.Existing(*optResume); err != nil {
+		return err
+	}
+	return shard.CheckResume(run, runShard)
 }
 
 // suiteModels returns the model keys for one suite: its own option when set,

@@ -19,6 +19,7 @@ import (
 	"github.com/feather-eval/feather/harness/run/options"
 	"github.com/feather-eval/feather/harness/run/progress"
 	"github.com/feather-eval/feather/harness/run/runfilter"
+	"github.com/feather-eval/feather/harness/run/shard"
 	"github.com/feather-eval/feather/harness/run/unit"
 	"github.com/feather-eval/feather/harness/suites/microbench"
 )
@@ -57,7 +58,7 @@ func TestMicrobench(t *testing.T) {
 	for _, e := range selectModels(t, *optMBCatalog, suiteModels(*optMBModels)) {
 		t.Run(e.Key, func(t *testing.T) {
 			skipIfStopped(t)
-			r := mbRun(tasks, shardSelected(t, "microbench", runfilter.FromFlags().Under("TestMicrobench", e.Key)))
+			r := mbRun(tasks, shard.And(runfilter.FromFlags().Under("TestMicrobench", e.Key), microbench.InShard(runShard, tasks)))
 			if !r.AnySelected() {
 				return // -run names other items: load nothing
 			}

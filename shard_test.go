@@ -3,10 +3,11 @@ package feather_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,122 +18,12 @@ import (
 	"github.com/feather-eval/feather/harness/report"
 	"github.com/feather-eval/feather/harness/report/leaderboard"
 	"github.com/feather-eval/feather/harness/report/runs"
-	"github.com/feather-eval/feather/harness/run/options"
 	"github.com/feather-eval/feather/harness/run/rundir"
 	"github.com/feather-eval/feather/harness/run/shard"
 	"github.com/feather-eval/feather/harness/suites/featherbench"
 	"github.com/feather-eval/feather/harness/suites/featherweight"
 	"github.com/feather-eval/feather/harness/suites/microbench"
 )
-
-var optShard = options.String("shard", "", "run only shard i of n (e.g. 2/3) so that n jobs share a run: Featherweight by item, μBench by task (balanced by text size), Featherbench by trial; feather report and feather leaderboard merge the shards' run directories")
-
-// runShard is this run's -shard: the whole run when it is not given.
-var runShard = sync.OnceValues(func() (shard.Shard, error) { return shard.Parse(*optShard) })
-
-// fwItems are the items of -fw.data, which Featherweight's shards split.
-var fwItems = sync.OnceValues(func() ([]featherweight.Item, error) {
-	ds, err := featherweight.Load(*optFWData)
-	if err != nil {
-		return nil, err
-	}
-	return ds.Items, nil
-})
-
-// shardSelected is a suite's selection (nil: every unit) cut to this
-// run's -shard. A sharded run marks its run directory with its shard when
-// t ends, so that merging can check that the shards are all there.
-func shardSelected(t *testing.T, suite string, selected func(path ...string) bool) func(path ...string) bool {
-	t.Helper()
-	s, err := runShard()
-	if err == nil {
-		selected, err = inShard(s, suite, selected)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !s.Whole() {
-		t.Cleanup(func() { markShard(t, run, s) })
-	}
-	return selected
-}
-
-// inShard is a suite's selection ANDed with its part of shard s.
-func inShard(s shard.Shard, suite string, selected func(path ...string) bool) (func(path ...string) bool, error) {
-	if s.Whole() {
-		return selected, nil
-	}
-	part, err := suitePart(s, suite)
-	return shard.And(selected, part), err
-}
-
-// suitePart is a suite's part of shard s, over its unit paths.
-func suitePart(s shard.Shard, suite string) (func(path ...string) bool, error) {
-	switch suite {
-	case "featherweight":
-		items, err := fwItems()
-		return featherweight.InShard(s, items), err
-	case "microbench":
-		tasks, err := mbTasks()
-		return microbench.InShard(s, tasks), err
-	case "featherbench":
-		return featherbench.InShard(s), nil
-	}
-	return nil, fmt.Errorf("-shard: no suite %q", suite)
-}
-
-// markShard writes the shard marker into the run directory, if a suite
-// made one: a run that wrote nothing leaves nothing behind.
-func markShard(t *testing.T, d *rundir.Dir, s shard.Shard) {
-	if !d.Created() {
-		return
-	}
-	p, err := d.Path()
-	if err == nil {
-		err = shard.WriteMarker(p, s)
-	}
-	if err != nil {
-		t.Error(err)
-	}
-}
-
-// TestShardOption: a shard reaches each suite as its part of the run,
-// ANDed with the suite's own selection, and marks a run directory that a
-// suite wrote.
-func TestShardOption(t *testing.T) {
-	s := shard.Shard{Index: 2, Count: 3}
-	onlyM := func(path ...string) bool { return path[0] == "m" }
-	fb, err := inShard(s, "featherbench", onlyM)
-	require.NoError(t, err)
-	for trial := range 6 {
-		tr := fmt.Sprint(trial + 1)
-		assert.Equal(t, s.HasKey("code-x/"+tr), fb("m", "code-x", tr), "trial %s", tr)
-		assert.False(t, fb("n", "code-x", tr), "the suite's selection still holds")
-	}
-	whole, err := inShard(shard.Shard{}, "featherbench", onlyM)
-	require.NoError(t, err)
-	assert.False(t, whole("n"), "unsharded, the selection is the suite's own")
-	assert.True(t, whole("m", "code-x", "1"))
-
-	_, err = inShard(s, "other", nil)
-	assert.EqualError(t, err, `-shard: no suite "other"`)
-	for _, suite := range []string{"featherweight", "microbench"} {
-		p, err := inShard(s, suite, nil)
-		require.NoError(t, err, suite)
-		assert.True(t, p(), suite)
-	}
-
-	d := rundir.New(filepath.Join(t.TempDir(), "results"), time.Now())
-	markShard(t, d, s)
-	assert.False(t, d.Created(), "no suite wrote: no run directory")
-	p, err := d.Path()
-	require.NoError(t, err)
-	markShard(t, d, s)
-	got, ok, err := shard.ReadMarker(p)
-	require.NoError(t, err)
-	assert.True(t, ok)
-	assert.Equal(t, s, got)
-}
 
 // TestShardedRunsMergeLikeAWholeRun runs every suite on the built-in smoke
 // model once whole and once in three shards, and checks that feather
@@ -288,4 +179,53 @@ func shardUnits(t *testing.T, results string) (fw, mb, fb int) {
 	recs, err := featherbench.ReadRecords(files...)
 	require.NoError(t, err)
 	return len(models[0].Records), len(mbr.Items) + len(mbr.Documents), len(recs)
+}
+
+// TestShardOption: -shard reaches a suite as its part of the run, marks
+// the run directory, and a bad value stops the run before anything runs.
+// It runs TestFeatherweight in a child test binary.
+func TestShardOption(t *testing.T) {
+	if os.Getenv("FEATHER_SHARD_CHILD") != "" {
+		t.Skip("the child runs the suite itself")
+	}
+	child := func(args ...string) ([]byte, error) {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "FEATHER_SHARD_CHILD=1", "FEATHER_PROGRESS=0", "FEATHER_SHARD=", "FEATHER_MODELS=")
+		return cmd.CombinedOutput()
+	}
+	out, err := child("-test.run=^$", "-shard=4/3")
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "%s", out)
+	assert.Equal(t, 2, exit.ExitCode())
+	assert.Contains(t, string(out), `feather: -shard (FEATHER_SHARD) "4/3": shard 4 of 3 does not exist`)
+
+	results := filepath.Join(t.TempDir(), "results")
+	out, err = child("-test.run=^TestFeatherweight$", "-fw.style=plain", "-shard=2/3", "-results="+results)
+	require.NoError(t, err, "%s", out)
+	runDir, err := filepath.EvalSymlinks(filepath.Join(results, "latest"))
+	require.NoError(t, err)
+	s, ok, err := shard.ReadMarker(runDir)
+	require.NoError(t, err)
+	require.True(t, ok, "the run directory says which shard it holds")
+	assert.Equal(t, shard.Shard{Index: 2, Count: 3}, s)
+	var file struct {
+		Items []struct{ ID string } `json:"items"`
+	}
+	b, err := os.ReadFile(filepath.Join(runDir, "featherweight", "models", "smoke.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &file))
+	ds, err := featherweight.Load("testdata/featherweight/featherweight.jsonl")
+	require.NoError(t, err)
+	part := featherweight.InShard(s, ds.Items)
+	var want []string
+	for _, it := range ds.Items {
+		if part("plain", it.ID) {
+			want = append(want, it.ID)
+		}
+	}
+	var got []string
+	for _, it := range file.Items {
+		got = append(got, it.ID)
+	}
+	assert.Equal(t, want, got, "the second third of the items, and only those")
 }

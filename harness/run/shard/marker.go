@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/feather-eval/feather/harness/run/rundir"
 )
 
 // MarkerFile, in a run directory, says which shard of a run it holds; a
@@ -96,4 +98,44 @@ func have(parts []Part) string {
 		list[i] = p.Shard.String() + " in " + p.Dir
 	}
 	return strings.Join(list, ", ")
+}
+
+// MarkRun records s in run directory d once a suite has created it, so
+// that merging can check that the shards are all there. A whole run, and
+// a run that wrote nothing, are left as they are.
+func MarkRun(d *rundir.Dir, s Shard) error {
+	if s.Whole() || !d.Created() {
+		return nil
+	}
+	p, err := d.Path()
+	if err != nil {
+		return err
+	}
+	return WriteMarker(p, s)
+}
+
+// CheckResume refuses, before anything runs, to continue run directory d
+// under a shard other than the one it holds.
+func CheckResume(d *rundir.Dir, s Shard) error {
+	p, err := d.Path()
+	if err != nil {
+		return err
+	}
+	prev, ok, err := ReadMarker(p)
+	switch {
+	case err != nil:
+		return err
+	case prev != s && ok:
+		return fmt.Errorf("%s holds shard %s, not %s: resume a shard with its own -shard", p, prev, describe(s))
+	case prev != s:
+		return fmt.Errorf("%s holds a whole run, not shard %s: resume it without -shard", p, s)
+	}
+	return nil
+}
+
+func describe(s Shard) string {
+	if s.Whole() {
+		return "the whole run (no -shard)"
+	}
+	return s.String()
 }

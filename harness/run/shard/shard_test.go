@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/feather-eval/feather/harness/run/rundir"
 )
 
 func TestParse(t *testing.T) {
@@ -133,4 +136,39 @@ func TestCheck(t *testing.T) {
 	assert.EqualError(t, err, "cannot merge shards: b and b2 are both shard 2/3; pass each shard of the run once")
 	_, err = Check([]Part{p("a", 1, 3), p("b", 2, 4)})
 	assert.EqualError(t, err, "cannot merge shards: a is shard 1/3 but b is shard 2/4; pass the shards of one run, all i/3")
+}
+
+func TestMarkRun(t *testing.T) {
+	s := Shard{Index: 2, Count: 3}
+	d := rundir.New(filepath.Join(t.TempDir(), "results"), time.Now())
+	require.NoError(t, MarkRun(d, s))
+	assert.False(t, d.Created(), "no suite wrote: no run directory")
+	p, err := d.Path()
+	require.NoError(t, err)
+	require.NoError(t, MarkRun(d, Shard{}))
+	_, ok, err := ReadMarker(p)
+	require.NoError(t, err)
+	assert.False(t, ok, "a whole run has no marker")
+	require.NoError(t, MarkRun(d, s))
+	got, ok, err := ReadMarker(p)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, s, got)
+}
+
+func TestCheckResume(t *testing.T) {
+	results := filepath.Join(t.TempDir(), "results")
+	sharded := rundir.New(results, time.Date(2026, 7, 4, 10, 15, 30, 0, time.UTC))
+	p, err := sharded.Path()
+	require.NoError(t, err)
+	require.NoError(t, WriteMarker(p, Shard{Index: 2, Count: 3}))
+	whole := rundir.New(results, time.Date(2026, 7, 4, 11, 0, 0, 0, time.UTC))
+	w, err := whole.Path()
+	require.NoError(t, err)
+
+	assert.NoError(t, CheckResume(sharded, Shard{Index: 2, Count: 3}))
+	assert.NoError(t, CheckResume(whole, Shard{}))
+	assert.EqualError(t, CheckResume(sharded, Shard{Index: 1, Count: 3}), p+" holds shard 2/3, not 1/3: resume a shard with its own -shard")
+	assert.EqualError(t, CheckResume(sharded, Shard{}), p+" holds shard 2/3, not the whole run (no -shard): resume a shard with its own -shard")
+	assert.EqualError(t, CheckResume(whole, Shard{Index: 1, Count: 2}), w+" holds a whole run, not shard 1/2: resume it without -shard")
 }
