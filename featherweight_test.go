@@ -87,7 +87,7 @@ func fwOpen(t *testing.T, e catalog.Entry) (lm.Info, lm.Generator) {
 	if !ok {
 		t.Fatalf("model %q (backend %s) cannot generate text, which Featherweight needs", e.Key, e.Backend)
 	}
-	return modelInfo(e, m), g
+	return e.Info(m), g
 }
 
 // TestFWRunFilterCutsWork: only the items a -run pattern selects reach the

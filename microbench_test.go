@@ -89,7 +89,7 @@ func mbEvaluate(ctx context.Context, r *microbench.Run, e catalog.Entry, m lm.Mo
 	if !ok {
 		return nil, fmt.Errorf("model %q (backend %s) cannot score log-likelihoods, which μBench needs; use a local ONNX model or an OpenAI-compatible completions server that returns prompt log-probs", e.Key, e.Backend)
 	}
-	return r.Evaluate(ctx, modelInfo(e, m), s)
+	return r.Evaluate(ctx, e.Info(m), s)
 }
 
 // mbTracked scores one model with its progress on tr: the units arrive

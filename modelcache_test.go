@@ -38,35 +38,34 @@ func selectModels(t *testing.T, catalogPath string, keys []string) []catalog.Ent
 func openModel(t *testing.T, e catalog.Entry) lm.Model {
 	t.Helper()
 	m, err := openCached(context.Background(), e)
-	suite := strings.SplitN(t.Name(), "/", 2)[0]
-	if errors.Is(err, catalog.ErrUnavailable) {
-		opens.note(suite, err.Error())
+	unavailable := errors.Is(err, catalog.ErrUnavailable)
+	if err == nil || unavailable {
+		tally(strings.SplitN(t.Name(), "/", 2)[0], err)
+	}
+	if unavailable {
 		t.Skip(err)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	opens.note(suite, "")
 	return m
 }
 
-// opens counts, per suite test, the models that opened and the reasons
-// the others could not in this build.
-var opens = &openCounts{opened: map[string]int{}, missing: map[string][]string{}}
+// opened and unopenable count, per suite test, the models that opened and
+// why the others could not in this build.
+var (
+	openMu     sync.Mutex
+	opened     = map[string]int{}
+	unopenable = map[string][]string{}
+)
 
-type openCounts struct {
-	sync.Mutex
-	opened  map[string]int
-	missing map[string][]string
-}
-
-func (o *openCounts) note(suite, missing string) {
-	o.Lock()
-	defer o.Unlock()
-	if missing == "" {
-		o.opened[suite]++
+func tally(suite string, err error) {
+	openMu.Lock()
+	defer openMu.Unlock()
+	if err != nil {
+		unopenable[suite] = append(unopenable[suite], err.Error())
 	} else {
-		o.missing[suite] = append(o.missing[suite], missing)
+		opened[suite]++
 	}
 }
 
@@ -75,15 +74,15 @@ func (o *openCounts) note(suite, missing string) {
 // pass as one that did. flag is the suite's model option.
 func requireAModel(t *testing.T, flag string) {
 	t.Helper()
-	opens.Lock()
-	opened, missing := opens.opened[t.Name()], opens.missing[t.Name()]
-	delete(opens.opened, t.Name())
-	delete(opens.missing, t.Name())
-	opens.Unlock()
-	sort.Strings(missing) // models open side by side in Featherbench
-	if opened == 0 && len(missing) > 0 {
+	openMu.Lock()
+	n, why := opened[t.Name()], unopenable[t.Name()]
+	delete(opened, t.Name())
+	delete(unopenable, t.Name())
+	openMu.Unlock()
+	if n == 0 && len(why) > 0 {
+		sort.Strings(why) // Featherbench opens its models side by side
 		t.Fatalf("no selected model could run in this build, so nothing was measured and no results were written:\n  %s\n"+
-			"Build with what each needs, or run the built-in model offline with %s=smoke", strings.Join(missing, "\n  "), flag)
+			"Build with what each needs, or run the built-in model offline with %s=smoke", strings.Join(why, "\n  "), flag)
 	}
 }
 
@@ -92,16 +91,3 @@ func requireAModel(t *testing.T, flag string) {
 func openCached(_ context.Context, e catalog.Entry) (lm.Model, error) { return catalog.OpenShared(e) }
 
 func closeModels() { catalog.CloseShared() }
-
-// modelInfo is the model's own description, with the catalog's key and
-// name filling what the backend left empty, for results files.
-func modelInfo(e catalog.Entry, m lm.Model) lm.Info {
-	info := m.Info()
-	if info.Key == "" {
-		info.Key = e.Key
-	}
-	if info.Name == "" {
-		info.Name = e.Name
-	}
-	return info
-}

@@ -60,7 +60,7 @@ func shardRun(t *testing.T, results string, s shard.Shard) string {
 	rd := rundir.New(results, time.Now())
 	e := selectModels(t, "models/featherweight.example.json", []string{"smoke"})[0]
 	m := openModel(t, e)
-	info := modelInfo(e, m)
+	info := e.Info(m)
 
 	ds, err := featherweight.Load("testdata/featherweight/featherweight.jsonl")
 	require.NoError(t, err)

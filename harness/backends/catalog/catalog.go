@@ -359,3 +359,16 @@ func (e Entry) CacheID() respcache.ModelID {
 	}
 	return id
 }
+
+// Info is m's own description, with the entry's key and name filling
+// what the backend left empty, for results files.
+func (e Entry) Info(m lm.Model) lm.Info {
+	info := m.Info()
+	if info.Key == "" {
+		info.Key = e.Key
+	}
+	if info.Name == "" {
+		info.Name = e.Name
+	}
+	return info
+}
