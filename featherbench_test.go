@@ -123,10 +123,7 @@ func fbTracked(t *testing.T, tr *progress.Tracker, c featherbench.Config, gated 
 func fbModel(t *testing.T, tr *progress.Tracker, fb *featherbench.Run, e catalog.Entry, gated bool) {
 	var gen lm.Generator
 	if fb.Pending(e.Key) {
-		var ok bool
-		if gen, ok = openModel(t, e).(lm.Generator); !ok {
-			t.Fatalf("model %q (backend %s) cannot generate text, which Featherbench needs", e.Key, e.Backend)
-		}
+		_, gen = openAs[lm.Generator](t, e, "generate text, which Featherbench needs")
 	}
 	recs, err := fbRunModel(workContext(t), tr, fb, e, gen)
 	if err != nil {

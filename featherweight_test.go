@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/lm/fake"
@@ -52,7 +51,7 @@ func TestFeatherweight(t *testing.T) {
 			if !fw.Any() {
 				return // -run names other items: load nothing
 			}
-			info, g := fwOpen(t, e)
+			info, g := openAs[lm.Generator](t, e, "generate text, which Featherweight needs")
 			out := fwTracked(workContext(t), tracker, fw, e.Key, info, g)
 			if err := results.Add(out.ModelResult); err != nil {
 				t.Error(err)
@@ -76,18 +75,6 @@ func fwTracked(ctx context.Context, tr *progress.Tracker, fw *featherweight.Run,
 	defer task.End()
 	fw.OnUnit = task.Unit
 	return fw.Model(ctx, info, g)
-}
-
-// fwOpen opens a catalog model for Featherweight, which needs it to
-// generate text.
-func fwOpen(t *testing.T, e catalog.Entry) (lm.Info, lm.Generator) {
-	t.Helper()
-	m := openModel(t, e)
-	g, ok := m.(lm.Generator)
-	if !ok {
-		t.Fatalf("model %q (backend %s) cannot generate text, which Featherweight needs", e.Key, e.Backend)
-	}
-	return e.Info(m), g
 }
 
 // TestFWRunFilterCutsWork: only the items a -run pattern selects reach the
@@ -195,7 +182,7 @@ func TestFWThroughEndpoints(t *testing.T) {
 	asked := map[string]int{} // records per model; -run may cut a model
 	for _, e := range selectModels(t, path, []string{"vllm-chat", "vllm-base", "custom"}) {
 		t.Run(e.Key, func(t *testing.T) {
-			info, g := fwOpen(t, e)
+			info, g := openAs[lm.Generator](t, e, "generate text, which Featherweight needs")
 			r := fwRun(t, featherweight.Styles, ds.Items, nil).Model(workContext(t), info, g)
 			asked[e.Key] = len(r.Records)
 			for _, s := range featherweight.Summarize([]featherweight.ModelResult{r.ModelResult}) {

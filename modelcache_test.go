@@ -51,6 +51,18 @@ func openModel(t *testing.T, e catalog.Entry) lm.Model {
 	return m
 }
 
+// openAs opens e as the capability C a suite needs (lm.Generator,
+// lm.Scorer); a model without it fails t, which says what the suite needs.
+func openAs[C any](t *testing.T, e catalog.Entry, need string) (lm.Info, C) {
+	t.Helper()
+	m := openModel(t, e)
+	c, ok := m.(C)
+	if !ok {
+		t.Fatalf("model %q (backend %s) cannot %s", e.Key, e.Backend, need)
+	}
+	return e.Info(m), c
+}
+
 // opened and unopenable count, per suite test, the models that opened and
 // why the others could not in this build.
 var (
