@@ -26,7 +26,7 @@ func TestFBResponseCache(t *testing.T) {
 	cat := fbTwoModels(t, s, "vendor/shaky")
 	cache := filepath.Join(dir, "cache")
 	runOnce := func(name, tasks string) []featherbench.Record {
-		return runFeatherbench(t, featherbench.Config{
+		return runFeatherbench(t, nil, featherbench.Config{
 			Catalog: cat, TasksDir: tasks, Trials: 2, Concurrency: 4, Rubric: featherbench.RubricOptions{Off: true}, CacheDir: cache,
 			Dir: rundir.New(filepath.Join(dir, name), time.Date(2026, 7, 4, 10, 15, 30, 0, time.UTC)),
 		}, false)

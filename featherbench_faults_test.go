@@ -53,7 +53,7 @@ func TestFBRunSurvivesFaults(t *testing.T) {
 	})
 	run := func(s *fakeserver.Server, name string) []string {
 		dir := t.TempDir()
-		records := runFeatherbench(t, featherbench.Config{
+		records := runFeatherbench(t, nil, featherbench.Config{
 			Catalog: fbTwoModels(t, s, "vendor/shaky"), TasksDir: fbTestTasks, Trials: 1, Concurrency: 8, Rubric: featherbench.RubricOptions{Off: true},
 			Dir: rundir.New(filepath.Join(dir, name), time.Now()),
 		}, false)

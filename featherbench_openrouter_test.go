@@ -34,7 +34,7 @@ func TestFBOpenRouterCatalogThroughFakeServer(t *testing.T) {
 	cat := filepath.Join(t.TempDir(), "models.json")
 	require.NoError(t, os.WriteFile(cat, data, 0o644))
 
-	records := runFeatherbench(t, featherbench.Config{
+	records := runFeatherbench(t, nil, featherbench.Config{
 		Catalog: cat, TasksDir: fbTestTasks, Models: []string{"fable-5", "glm-5.3"}, TaskIDs: []string{"realworld-benign"},
 		Trials: 1, Concurrency: 2, Dir: rundir.New(filepath.Join(t.TempDir(), "results"), time.Now()),
 	}, false)

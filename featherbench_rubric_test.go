@@ -138,7 +138,7 @@ func TestFBRubricThroughFakeServer(t *testing.T) {
 	s := fbRubricServer(t)
 	cat := fbRubricCatalog(t, s, "")
 	results := filepath.Join(t.TempDir(), "results")
-	records := runFeatherbench(t, featherbench.Config{
+	records := runFeatherbench(t, nil, featherbench.Config{
 		Catalog: cat, TasksDir: fbRubricTasks(t), Trials: 1, Concurrency: 4,
 		Rubric: featherbench.RubricOptions{Judges: []string{"good", "heron"}},
 		Dir:    rundir.New(results, time.Date(2026, 7, 4, 10, 15, 30, 0, time.UTC)),
@@ -257,7 +257,7 @@ func TestFBRubricThroughFakeServer(t *testing.T) {
 func TestFBNoRubricCallsNoJudge(t *testing.T) {
 	fbNeedWholeRun(t, []string{"good", "shaky"}, 1)
 	s := fbRubricServer(t)
-	records := runFeatherbench(t, featherbench.Config{
+	records := runFeatherbench(t, nil, featherbench.Config{
 		Catalog: fbRubricCatalog(t, s, ""), TasksDir: fbRubricTasks(t), Trials: 1, Concurrency: 4,
 		Rubric: featherbench.RubricOptions{Judges: []string{"good", "heron"}, Off: true},
 		Dir:    rundir.New(filepath.Join(t.TempDir(), "results"), time.Now()),
@@ -280,7 +280,7 @@ func TestFBRubricFollowsRun(t *testing.T) {
 	s := fbRubricServer(t)
 	filter, err := runfilter.New(t.Name()+"/good/coding", "")
 	require.NoError(t, err)
-	records := runFeatherbench(t, featherbench.Config{
+	records := runFeatherbench(t, nil, featherbench.Config{
 		Catalog: fbRubricCatalog(t, s, ""), TasksDir: fbRubricTasks(t), Trials: 1, Concurrency: 4,
 		Rubric: featherbench.RubricOptions{Judges: []string{"good", "heron"}}, Selected: filter.Under(t.Name()),
 		Dir: rundir.New(filepath.Join(t.TempDir(), "results"), time.Now()),
@@ -420,7 +420,7 @@ func TestFBUnsupportedIsSkipped(t *testing.T) {
 	cat := filepath.Join(t.TempDir(), "models.json")
 	require.NoError(t, os.WriteFile(cat, []byte(`{"custom": {"backend": "http", "enabled": true, "url": "`+srv.URL+`",
 		"request_template": {"input": "{{prompt}}"}, "response_path": "output"}}`), 0o644))
-	records := runFeatherbench(t, featherbench.Config{
+	records := runFeatherbench(t, nil, featherbench.Config{
 		Catalog: cat, TasksDir: fbTestTasks, TaskIDs: []string{"tool-use-weather", "realworld-benign"}, Trials: 1, Concurrency: 2,
 		Dir: rundir.New(filepath.Join(t.TempDir(), "results"), time.Now()),
 	}, false)

@@ -147,7 +147,7 @@ func TestFBThroughFakeServer(t *testing.T) {
 		"unused": {"backend": "openai", "base_url": "`+s.URL+`", "model": "vendor/unused"}
 	}`), 0o644))
 	results := filepath.Join(dir, "results")
-	records := runFeatherbench(t, featherbench.Config{
+	records := runFeatherbench(t, nil, featherbench.Config{
 		Catalog: cat, TasksDir: fbTestTasks, Trials: 2, Concurrency: 8, Rubric: featherbench.RubricOptions{Off: true},
 		Dir: rundir.New(results, time.Date(2026, 7, 4, 10, 15, 30, 0, time.UTC)),
 	}, false)

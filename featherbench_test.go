@@ -52,7 +52,7 @@ var (
 // -fb.concurrency trials in flight.
 func TestFeatherbench(t *testing.T) {
 	sandbox.AllowUnisolated(*optFBUnisolated)
-	fbTracked(t, tracker, featherbench.Config{
+	runFeatherbench(t, tracker, featherbench.Config{
 		TasksDir: *optFBTasksDir, TaskIDs: options.List(*optFBTasks), Categories: options.List(*optFBCategories),
 		Catalog: *optFBCatalog, Models: suiteModels(*optFBModels),
 		Trials: *optFBTrials, Concurrency: *optFBConcurrency, DryRun: *optFBDryRun,
@@ -72,18 +72,11 @@ func fbCacheDir() string {
 }
 
 // runFeatherbench runs (or, under DryRun, plans) c under t and returns
-// every record of the run; gated checks trials against the baselines.
-// Selected defaults to this binary's -run and -skip under t. Model
-// subtests run side by side so that the shared pool, not the subtest
-// order, decides what is in flight.
-func runFeatherbench(t *testing.T, c featherbench.Config, gated bool) []featherbench.Record {
-	t.Helper()
-	return fbTracked(t, nil, c, gated)
-}
-
-// fbTracked is runFeatherbench with each model's progress on tr: its
-// trials, counting those a resumed run recorded.
-func fbTracked(t *testing.T, tr *progress.Tracker, c featherbench.Config, gated bool) []featherbench.Record {
+// every record of the run, with each model's progress on tr (nil: none);
+// gated checks trials against the baselines. Selected defaults to this
+// binary's -run and -skip under t. Model subtests run side by side so that
+// the shared pool, not the subtest order, decides what is in flight.
+func runFeatherbench(t *testing.T, tr *progress.Tracker, c featherbench.Config, gated bool) []featherbench.Record {
 	t.Helper()
 	if tr != nil {
 		c.OnUnit = func(model string, u unit.Unit) { tr.Task("featherbench", model).Unit(u) }
@@ -151,7 +144,7 @@ func TestFBProgress(t *testing.T) {
 	s := fakeserver.Start(t, fbFakeScript(fbTaskPrompts(t)))
 	var b strings.Builder
 	tr := progress.New(progress.Output{W: &b, Now: func() time.Time { return time.Time{} }})
-	records := fbTracked(t, tr, featherbench.Config{
+	records := runFeatherbench(t, tr, featherbench.Config{
 		Catalog: fbTwoModels(t, s, "vendor/shaky"), TasksDir: fbTestTasks, Trials: 1, Concurrency: 4, Rubric: featherbench.RubricOptions{Off: true},
 		Dir: rundir.New(filepath.Join(t.TempDir(), "results"), time.Date(2026, 7, 4, 10, 15, 30, 0, time.UTC)),
 	}, false)
