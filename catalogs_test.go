@@ -3,6 +3,7 @@ package feather_test
 // The shipped model catalogs under models/: each suite's default lineup.
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,8 +22,28 @@ func withoutSettings(e catalog.Entry) catalog.Entry {
 	return e
 }
 
+// lineupSource is where a lineup entry's model comes from: the Hub
+// repository ("hf") that publishes its ONNX export, or, where none was
+// found, the folder ("path") its description says how to export into.
+type lineupSource struct{ hf, path string }
+
+// checkLineupSource asserts that the onnx entry e takes its model from
+// want, with the fp32 files (the lineup's scores are unquantized), and
+// that a folder entry's description gives the export command.
+func checkLineupSource(t *testing.T, e catalog.Entry, s *onnx.Settings, want lineupSource) {
+	t.Helper()
+	assert.Equal(t, want.hf, s.HF, e.Key)
+	assert.Equal(t, want.path, s.Path, e.Key)
+	assert.Empty(t, s.Variant, e.Key)
+	if want.path != "" {
+		model, _, _ := strings.Cut(e.Description, ",")
+		assert.Contains(t, e.Description, "optimum-cli export onnx --model "+model+" --task text-generation-with-past models/"+want.path, e.Key)
+	}
+}
+
 // TestFWExampleCatalog checks the shipped catalog: the spec's comparison
-// lineup as ONNX folders, disabled, and the smoke model as the default.
+// lineup as Hub repositories or exported folders, disabled, and the smoke
+// model as the default.
 func TestFWExampleCatalog(t *testing.T) {
 	c, err := catalog.Load("models/featherweight.example.json")
 	require.NoError(t, err)
@@ -37,6 +58,16 @@ func TestFWExampleCatalog(t *testing.T) {
 		"smollm2-135m": "no", "smollm2-135m-instruct": "yes", "smollm2-360m": "no", "smollm2-360m-instruct": "yes",
 		"qwen2.5-0.5b": "no", "qwen2.5-0.5b-instruct": "yes", "tinyllama-1.1b-chat": "yes",
 	}
+	sources := map[string]lineupSource{
+		"distilgpt2": {hf: "Xenova/distilgpt2"}, "gpt2": {hf: "Xenova/gpt2"}, "gpt2-medium": {hf: "openai-community/gpt2-medium"},
+		"pythia-70m": {hf: "Xenova/pythia-70m"}, "pythia-160m": {hf: "Xenova/pythia-160m"}, "pythia-410m": {hf: "Xenova/pythia-410m"},
+		"smollm-135m": {hf: "HuggingFaceTB/SmolLM-135M"}, "smollm-135m-instruct": {hf: "HuggingFaceTB/SmolLM-135M-Instruct"},
+		"smollm-360m": {hf: "HuggingFaceTB/SmolLM-360M"}, "smollm-360m-instruct": {hf: "HuggingFaceTB/SmolLM-360M-Instruct"},
+		"smollm2-135m": {path: "onnx-models/SmolLM2-135M"}, "smollm2-135m-instruct": {hf: "HuggingFaceTB/SmolLM2-135M-Instruct"},
+		"smollm2-360m": {path: "onnx-models/SmolLM2-360M"}, "smollm2-360m-instruct": {hf: "HuggingFaceTB/SmolLM2-360M-Instruct"},
+		"qwen2.5-0.5b": {path: "onnx-models/Qwen2.5-0.5B"}, "qwen2.5-0.5b-instruct": {hf: "onnx-community/Qwen2.5-0.5B-Instruct"},
+		"tinyllama-1.1b-chat": {hf: "Xenova/TinyLlama-1.1B-Chat-v1.0"},
+	}
 	backends := map[string]int{}
 	for _, e := range c.Entries {
 		backends[e.Backend]++
@@ -48,7 +79,7 @@ func TestFWExampleCatalog(t *testing.T) {
 			want, ok := chat[e.Key]
 			if assert.True(t, ok, "%s is not in the lineup", e.Key) {
 				assert.Equal(t, want, s.Chat, e.Key)
-				assert.Regexp(t, `^onnx-models/[A-Za-z0-9.-]+$`, s.Path, e.Key)
+				checkLineupSource(t, e, s, sources[e.Key])
 			}
 			delete(chat, e.Key)
 		}
@@ -65,6 +96,11 @@ func TestFWExampleCatalog(t *testing.T) {
 func TestMBExampleCatalog(t *testing.T) {
 	c, err := catalog.Load("models/microbench.example.json")
 	require.NoError(t, err)
+	sources := map[string]lineupSource{
+		"smollm2-135m": {path: "onnx-models/SmolLM2-135M"}, "pythia-14m": {hf: "Xenova/pythia-14m"},
+		"pythia-70m": {hf: "Xenova/pythia-70m"}, "pythia-160m": {hf: "Xenova/pythia-160m"},
+		"qwen3-0.6b": {path: "onnx-models/Qwen3-0.6B-Base"},
+	}
 	var enabled []string
 	for _, e := range c.Entries {
 		if e.Enabled {
@@ -73,6 +109,9 @@ func TestMBExampleCatalog(t *testing.T) {
 		switch s := e.Settings.(type) {
 		case *onnx.Settings:
 			assert.True(t, s.Builtin == "smoke" || s.Chat == "no", "%s: a base model continues raw text", e.Key)
+			if s.Builtin == "" {
+				checkLineupSource(t, e, s, sources[e.Key])
+			}
 		case *openai.Settings:
 			assert.Equal(t, "no", s.Chat, "%s: scoring needs the completions endpoint", e.Key)
 		default:

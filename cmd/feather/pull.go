@@ -9,8 +9,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"golang.org/x/term"
-
 	"github.com/feather-eval/feather/harness/backends/onnx/hub"
 )
 
@@ -26,8 +24,10 @@ the chat template, and one ONNX file with its external data. Files go
 into the Hugging Face cache, shared with Python's huggingface_hub both
 ways. REVISION is a branch, tag or commit (default main).
 
-The last line on stdout is the snapshot folder, for an onnx catalog
-entry: {"backend": "onnx", "path": "<that folder>", "variant": "..."}.
+The last line on stdout is the snapshot folder. An onnx catalog entry
+names the repository, {"backend": "onnx", "hf": "ORG/NAME[@REVISION]",
+"variant": "..."}, and uses this snapshot (pulling it on first use when
+the cache lacks it), or names the folder itself with "path".
 Progress goes to stderr: a bar on a terminal, a line every 30 s elsewhere.
 A pull that is interrupted resumes where it stopped.
 
@@ -77,22 +77,13 @@ func runPull(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err := hub.CheckVariant(*variant); err != nil {
 		return fail(2, "--variant: %v", err)
 	}
-	env, err := hub.FromEnv(os.Getenv)
+	client, err := hub.NewClient(os.Getenv, stderr)
 	if err != nil {
 		return fail(2, "%v", err)
 	}
 	if *cacheDir != "" {
-		env.CacheDir = *cacheDir
+		client.Env.CacheDir = *cacheDir
 	}
-
-	meter := &hub.Meter{W: stderr}
-	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		meter.TTY = true
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil {
-			meter.Width = w
-		}
-	}
-	client := &hub.Client{Env: env, Progress: meter}
 	// Ctrl-C stops the transfer; the part received stays for the next pull.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

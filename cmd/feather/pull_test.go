@@ -248,7 +248,7 @@ func TestPullErrors(t *testing.T) {
 		{name: "no repository", code: 2, want: "feather pull: want one repository, ORG/NAME[@REVISION], got 0 arguments; see feather pull -h\n"},
 		{name: "two repositories", args: []string{"org/a", "org/b"}, code: 2, want: "feather pull: want one repository, ORG/NAME[@REVISION], got 2 arguments; see feather pull -h\n"},
 		{name: "bad repository", args: []string{"just-a-name"}, code: 2,
-			want: "feather pull: \"just-a-name\" is not a model repository; write ORG/NAME[@REVISION], e.g. onnx-community/SmolLM2-135M-Instruct-ONNX@main\n"},
+			want: "feather pull: \"just-a-name\" is not a model repository; write ORG/NAME[@REVISION], e.g. HuggingFaceTB/SmolLM2-135M-Instruct@main\n"},
 		{name: "bad variant", args: []string{"org/m", "--variant", "FP16"}, code: 2,
 			want: "feather pull: --variant: variant \"FP16\" is not a file-name suffix such as quantized, fp16, int8, q4 or q4f16 (or fp32 for the unsuffixed file)\n"},
 		{name: "bad endpoint", env: map[string]string{"HF_ENDPOINT": "localhost:1"}, args: []string{"org/m"}, code: 2,

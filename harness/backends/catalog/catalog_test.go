@@ -108,7 +108,7 @@ func TestMalformedCatalogs(t *testing.T) {
 		{"unknown backend", `{"a": {"backend": "llamacpp", "path": "x"}}`,
 			`m.json: model "a": unknown backend "llamacpp"; valid backends are http, onnx, openai, openrouter`},
 		{"unknown field", `{"a": {"backend": "onnx", "builtin": "smoke", "enabeld": true}}`,
-			`m.json: model "a": unknown field "enabeld"; known fields are api_key_env, backend, base_url, builtin, chat, description, device_id, effort, enabled, headers, max_tokens, model, name, path, provider, provider_order, request_template, response_path, sampling, sessions, structured_outputs, threads, url, variant`},
+			`m.json: model "a": unknown field "enabeld"; known fields are api_key_env, backend, base_url, builtin, chat, description, device_id, effort, enabled, headers, hf, max_tokens, model, name, path, provider, provider_order, request_template, response_path, revision, sampling, sessions, structured_outputs, threads, url, variant`},
 		{"missing slug", `{"a": {"provider_order": ["anthropic"]}}`,
 			`m.json: model "a": an openrouter model needs "model", its OpenRouter slug such as "anthropic/claude-fable-5"`},
 		{"slug without vendor", `{"a": {"model": "gpt-5.5", "provider_order": ["openai"]}}`,
@@ -118,7 +118,7 @@ func TestMalformedCatalogs(t *testing.T) {
 		{"bad effort", `{"a": {"model": "openai/gpt-5.5", "provider_order": ["openai"], "effort": "maximum"}}`,
 			`m.json: model "a": "effort" must be one of none, minimal, low, medium, high, xhigh, not "maximum"`},
 		{"missing folder", `{"a": {"backend": "onnx"}}`,
-			`m.json: model "a": an onnx model needs "path" (a Hugging Face ONNX export folder) or "builtin" (e.g. "smoke")`},
+			`m.json: model "a": an onnx model needs "path" (a Hugging Face ONNX export folder), "hf" (a Hub repository, ORG/NAME[@REVISION]) or "builtin" (e.g. "smoke")`},
 		{"wrong type", `{"a": {"backend": "onnx", "builtin": "smoke", "threads": "four"}}`,
 			`m.json: model "a": field "threads" must be a number, not a JSON string`},
 		{"field of another backend", `{"a": {"backend": "onnx", "path": "m", "provider_order": ["x"], "effort": "high"}}`,
@@ -148,7 +148,7 @@ func TestMalformedCatalogs(t *testing.T) {
 		{"key unusable as a subtest name", `{"my model": {"backend": "onnx", "builtin": "smoke"}}`,
 			`m.json: model "my model": key characters must be letters, digits, '-', '_' or '.' (they name subtests); ' ' is not`},
 		{"every bad entry is reported", `{"a": {"backend": "onnx"}, "b": {"model": "x/y"}}`,
-			"m.json: model \"a\": an onnx model needs \"path\" (a Hugging Face ONNX export folder) or \"builtin\" (e.g. \"smoke\")\n" +
+			"m.json: model \"a\": an onnx model needs \"path\" (a Hugging Face ONNX export folder), \"hf\" (a Hub repository, ORG/NAME[@REVISION]) or \"builtin\" (e.g. \"smoke\")\n" +
 				"m.json: model \"b\": \"provider_order\" is missing: pin the upstream that serves the model (e.g. [\"anthropic\"]) so a run never scores a silent fallback"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/onnx/hub"
 	"github.com/feather-eval/feather/harness/backends/onnx/layout"
 	"github.com/feather-eval/feather/harness/lm"
 )
@@ -21,10 +24,15 @@ func init() {
 	})
 }
 
-// Settings are an onnx entry's fields: a model folder (Path) or a
-// built-in model (Builtin), and how to run it.
+// Settings are an onnx entry's fields: a model folder (Path), a Hugging
+// Face Hub repository (HF) or a built-in model (Builtin), and how to run it.
 type Settings struct {
-	Path     string `json:"path,omitempty"`
+	Path string `json:"path,omitempty"`
+	// HF is ORG/NAME[@REVISION], as `feather pull` takes it: the
+	// repository's snapshot in the Hugging Face cache, pulled on first use.
+	HF string `json:"hf,omitempty"`
+	// Revision is refused with a hint: the revision goes inside HF.
+	Revision string `json:"revision,omitempty"`
 	Builtin  string `json:"builtin,omitempty"`
 	Variant  string `json:"variant,omitempty"`
 	Threads  int    `json:"threads,omitempty"`
@@ -39,11 +47,10 @@ type Settings struct {
 // Validate checks the settings and keeps the catalog's folder.
 func (s *Settings) Validate(e catalog.Entry) error {
 	s.dir = e.Dir
+	if err := s.validateModel(); err != nil {
+		return err
+	}
 	switch {
-	case s.Path == "" && s.Builtin == "":
-		return errors.New(`an onnx model needs "path" (a Hugging Face ONNX export folder) or "builtin" (e.g. "smoke")`)
-	case s.Path != "" && s.Builtin != "":
-		return errors.New(`set "path" or "builtin", not both`)
 	case s.Threads < 0:
 		return fmt.Errorf(`"threads" must be 0 (all cores) or more, not %d`, s.Threads)
 	case s.DeviceID < 0:
@@ -66,37 +73,113 @@ func (s *Settings) Validate(e catalog.Entry) error {
 	return nil
 }
 
+// validateModel checks that exactly one of path, hf and builtin names the
+// model, and parses hf as `feather pull` parses its argument.
+func (s *Settings) validateModel() error {
+	var set []string
+	for _, f := range []struct{ name, value string }{{"path", s.Path}, {"hf", s.HF}, {"builtin", s.Builtin}} {
+		if f.value != "" {
+			set = append(set, fmt.Sprintf("%q", f.name))
+		}
+	}
+	switch {
+	case len(set) == 0:
+		return errors.New(`an onnx model needs "path" (a Hugging Face ONNX export folder), "hf" (a Hub repository, ORG/NAME[@REVISION]) or "builtin" (e.g. "smoke")`)
+	case len(set) > 1:
+		return fmt.Errorf(`set one of "path", "hf" and "builtin", not %s`, strings.Join(set, " and "))
+	case s.Revision != "":
+		return fmt.Errorf(`"revision" is not a field of its own: write it into "hf" as ORG/NAME@REVISION (a branch, tag or commit), e.g. "hf": "%s@%s"`, orExample(s.HF), s.Revision)
+	case s.HF == "":
+		return nil
+	}
+	if _, err := hub.ParseRef(s.HF); err != nil {
+		return fmt.Errorf(`"hf": %w`, err)
+	}
+	return nil
+}
+
+// orExample is repo, or a placeholder when there is none.
+func orExample(repo string) string {
+	if repo == "" {
+		return "ORG/NAME"
+	}
+	return repo
+}
+
 // ResolvedPath is Path with ~ expanded and a relative path joined to the
 // catalog's folder.
 func (s *Settings) ResolvedPath() string { return catalog.ResolvePath(s.dir, s.Path) }
 
-// Identity: the chat mode, the model (resolved folder or built-in), the
-// file variant and the execution provider (CPU and CUDA kernels may round
-// differently and flip a greedy token). Threads, sessions and device_id
-// only change speed and placement.
+// Identity: the chat mode, the model (resolved folder, Hub repository
+// and revision with the commit it resolved to when the cache knows it, or
+// built-in), the file variant and the execution provider (CPU and CUDA
+// kernels may round differently and flip a greedy token). Threads,
+// sessions and device_id only change speed and placement.
 func (s *Settings) Identity() []catalog.Field {
-	path := ""
+	path, hf, commit := "", "", ""
 	if s.Path != "" {
 		path = s.ResolvedPath()
+	}
+	if s.HF != "" {
+		hf = s.HF // as written, should the settings not have been validated
+		if ref, err := hub.ParseRef(s.HF); err == nil {
+			hf, commit = ref.String(), knownCommit(ref)
+		}
 	}
 	return []catalog.Field{
 		{Name: "chat", Value: s.Chat},
 		{Name: "path", Value: path},
+		{Name: "hf", Value: hf},
+		{Name: "commit", Value: commit},
 		{Name: "builtin", Value: s.Builtin},
 		{Name: "variant", Value: s.Variant},
 		{Name: "provider", Value: s.Provider},
 	}
 }
 
-// Target is the folder as written, or the built-in model.
+// knownCommit is the commit ref's revision names: the revision itself
+// when it is a commit, else the one the Hugging Face cache recorded for
+// it, or "" before the first pull.
+func knownCommit(ref hub.Ref) string {
+	env, _ := hub.FromEnv(os.Getenv) // a broken environment fails the open, with its message
+	return hub.CachedCommit(env.CacheDir, ref)
+}
+
+// openHub opens the snapshot of repo (ORG/NAME[@REVISION]) in the Hugging Face cache, pulling what
+// the cache lacks first, with progress on stderr.
+func openHub(ctx context.Context, repo string, opt Options) (*Model, error) {
+	ref, err := hub.ParseRef(repo)
+	if err != nil {
+		return nil, fmt.Errorf(`"hf": %w`, err)
+	}
+	c, err := hub.NewClient(os.Getenv, os.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.Ensure(ctx, ref, hub.Options{Variant: opt.Variant})
+	if err != nil {
+		return nil, fmt.Errorf("getting %s: %w", ref, err)
+	}
+	if opt.Name == "" {
+		opt.Name = ref.Repo // not the snapshot folder's name, a commit hash
+	}
+	return Open(ctx, res.Snapshot, opt)
+}
+
+// Target is the folder as written, the Hub repository, or the built-in
+// model.
 func (s *Settings) Target() string {
-	if s.Builtin != "" {
+	switch {
+	case s.Builtin != "":
 		return "builtin:" + s.Builtin
+	case s.HF != "":
+		return "hf:" + s.HF
 	}
 	return s.Path
 }
 
-// OpenEntry opens a catalog entry: a folder (path) or the built-in smoke
+// OpenEntry opens a catalog entry: a folder (path), a Hub repository (hf),
+// pulled into the Hugging Face cache on first use, or the built-in smoke
 // model (builtin "smoke"), which is built into the cache on first use.
 func OpenEntry(ctx context.Context, e catalog.Entry) (lm.Model, error) {
 	s, ok := e.Settings.(*Settings)
@@ -115,9 +198,12 @@ func OpenEntry(ctx context.Context, e catalog.Entry) (lm.Model, error) {
 	}
 	var m *Model
 	var err error
-	if s.Builtin != "" {
+	switch {
+	case s.Builtin != "":
 		m, err = openBuiltin(ctx, s.Builtin, opt)
-	} else {
+	case s.HF != "":
+		m, err = openHub(ctx, s.HF, opt)
+	default:
 		m, err = Open(ctx, s.ResolvedPath(), opt)
 	}
 	if err != nil {

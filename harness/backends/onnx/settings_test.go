@@ -23,9 +23,18 @@ func parseEntry(t *testing.T, file, fields string) (catalog.Entry, error) {
 
 func TestSettingsValidate(t *testing.T) {
 	for _, tc := range []struct{ name, fields, err string }{
-		{"folder or built-in needed", `"threads": 2`,
-			`m.json: model "m": an onnx model needs "path" (a Hugging Face ONNX export folder) or "builtin" (e.g. "smoke")`},
-		{"not both", `"path": "p", "builtin": "smoke"`, `m.json: model "m": set "path" or "builtin", not both`},
+		{"folder, repository or built-in needed", `"threads": 2`,
+			`m.json: model "m": an onnx model needs "path" (a Hugging Face ONNX export folder), "hf" (a Hub repository, ORG/NAME[@REVISION]) or "builtin" (e.g. "smoke")`},
+		{"not both", `"path": "p", "builtin": "smoke"`, `m.json: model "m": set one of "path", "hf" and "builtin", not "path" and "builtin"`},
+		{"not all three", `"path": "p", "hf": "org/name", "builtin": "smoke"`, `m.json: model "m": set one of "path", "hf" and "builtin", not "path" and "hf" and "builtin"`},
+		{"hf not a repository", `"hf": "smollm2"`,
+			`m.json: model "m": "hf": "smollm2" is not a model repository; write ORG/NAME[@REVISION], e.g. HuggingFaceTB/SmolLM2-135M-Instruct@main`},
+		{"hf empty revision", `"hf": "org/name@"`,
+			`m.json: model "m": "hf": "org/name@" has an empty revision after @; write ORG/NAME@REVISION (a branch, tag or commit) or leave out the @`},
+		{"revision goes inside hf", `"hf": "org/name", "revision": "v2"`,
+			`m.json: model "m": "revision" is not a field of its own: write it into "hf" as ORG/NAME@REVISION (a branch, tag or commit), e.g. "hf": "org/name@v2"`},
+		{"revision without hf", `"path": "p", "revision": "v2"`,
+			`m.json: model "m": "revision" is not a field of its own: write it into "hf" as ORG/NAME@REVISION (a branch, tag or commit), e.g. "hf": "ORG/NAME@v2"`},
 		{"threads", `"path": "p", "threads": -1`, `m.json: model "m": "threads" must be 0 (all cores) or more, not -1`},
 		{"device", `"path": "p", "device_id": -2`, `m.json: model "m": "device_id" must be 0 or more, not -2`},
 		{"sessions", `"path": "p", "sessions": -1`, `m.json: model "m": "sessions" must be 0 (one) or more, not -1`},
@@ -67,16 +76,43 @@ func TestSettingsIdentity(t *testing.T) {
 	e, err := parseEntry(t, "/cat/m.json", `"path": "models/tiny", "variant": "int8", "threads": 4, "sessions": 2, "chat": "no", "provider": "cuda", "device_id": 1`)
 	require.NoError(t, err)
 	assert.Equal(t, []catalog.Field{
-		{Name: "chat", Value: "no"}, {Name: "path", Value: "/cat/models/tiny"}, {Name: "builtin", Value: ""},
-		{Name: "variant", Value: "int8"}, {Name: "provider", Value: "cuda"},
+		{Name: "chat", Value: "no"}, {Name: "path", Value: "/cat/models/tiny"}, {Name: "hf", Value: ""}, {Name: "commit", Value: ""},
+		{Name: "builtin", Value: ""}, {Name: "variant", Value: "int8"}, {Name: "provider", Value: "cuda"},
 	}, e.Settings.Identity())
 
 	smoke := &Settings{Builtin: "smoke"}
 	assert.Equal(t, []catalog.Field{
-		{Name: "chat", Value: ""}, {Name: "path", Value: ""}, {Name: "builtin", Value: "smoke"},
-		{Name: "variant", Value: ""}, {Name: "provider", Value: ""},
+		{Name: "chat", Value: ""}, {Name: "path", Value: ""}, {Name: "hf", Value: ""}, {Name: "commit", Value: ""},
+		{Name: "builtin", Value: "smoke"}, {Name: "variant", Value: ""}, {Name: "provider", Value: ""},
 	}, smoke.Identity(), "no folder, no path: the catalog's folder alone is not an identity")
 	assert.Equal(t, "builtin:smoke", smoke.Target())
+}
+
+// An hf entry's identity is the repository and revision, the commit the
+// revision resolved to once the cache knows it, and the variant.
+func TestSettingsIdentityHF(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("HF_HUB_CACHE", cache)
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	identity := func(hf string) []catalog.Field {
+		e, err := parseEntry(t, "/cat/m.json", `"hf": "`+hf+`", "variant": "q4"`)
+		require.NoError(t, err)
+		assert.Equal(t, "hf:"+hf, e.Settings.Target())
+		return e.Settings.Identity()
+	}
+	want := func(hf, commit string) []catalog.Field {
+		return []catalog.Field{
+			{Name: "chat", Value: ""}, {Name: "path", Value: ""}, {Name: "hf", Value: hf}, {Name: "commit", Value: commit},
+			{Name: "builtin", Value: ""}, {Name: "variant", Value: "q4"}, {Name: "provider", Value: ""},
+		}
+	}
+	assert.Equal(t, want("org/name@main", ""), identity("org/name"), "not pulled yet: the commit is unknown")
+	assert.Equal(t, want("org/name@"+commit, commit), identity("org/name@"+commit), "a commit is its own")
+
+	ref := filepath.Join(cache, "models--org--name", "refs", "main")
+	require.NoError(t, os.MkdirAll(filepath.Dir(ref), 0o755))
+	require.NoError(t, os.WriteFile(ref, []byte(commit), 0o644))
+	assert.Equal(t, want("org/name@main", commit), identity("org/name"), "the commit the cache recorded for main")
 }
 
 // The package registers itself: a catalog entry opens through catalog.Open

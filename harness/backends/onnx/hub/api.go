@@ -9,8 +9,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/feather-eval/feather/internal/redact"
+	"github.com/feather-eval/feather/internal/retry"
 )
 
 // Client talks to the Hub named by Env.Endpoint and writes to its cache.
@@ -22,6 +24,10 @@ type Client struct {
 	HTTP *http.Client
 	// Progress hears about transfers; nil is silent.
 	Progress Progress
+	// Retry says how often and how long after a 429 or 5xx answer a
+	// request is sent again; zero fields take retry's defaults (4
+	// attempts, backoff from 1 s, a Retry-After of up to 5 minutes).
+	Retry retry.Policy
 }
 
 // statusError is an HTTP answer other than the one asked for.
@@ -98,6 +104,52 @@ func (c *Client) do(ctx context.Context, method, rawURL string, hdr http.Header)
 	}
 }
 
+// doRetrying is do, sent again while the answer is 429 or 5xx (a busy or
+// failing Hub or CDN) after the policy's backoff, or after the answer's
+// Retry-After. The last answer is returned as it came once the attempts
+// run out or a Retry-After asks for more than the policy waits, for the
+// caller to report. Failures without an answer are not repeated here:
+// fetch resumes interrupted downloads itself.
+func (c *Client) doRetrying(ctx context.Context, method, rawURL string, hdr http.Header) (*http.Response, http.Header, error) {
+	p := c.Retry.WithDefaults()
+	for n := 1; ; n++ {
+		resp, first, err := c.do(ctx, method, rawURL, hdr)
+		if err != nil || !retryStatus(resp.StatusCode) || n >= p.MaxAttempts {
+			return resp, first, err
+		}
+		wait := retry.Backoff(n, p.BackoffBase, p.BackoffMax, p.Rand)
+		if after, ok := retry.ParseRetryAfter(resp.Header.Get("Retry-After"), p.Now()); ok {
+			if after > p.MaxRetryAfter {
+				return resp, first, nil
+			}
+			wait = after
+		}
+		resp.Body.Close()
+		c.progress().Note(fmt.Sprintf("%s answered %d %s; trying again in %v (attempt %d of %d)",
+			hostOf(resp, rawURL), resp.StatusCode, http.StatusText(resp.StatusCode), wait.Round(time.Millisecond), n+1, p.MaxAttempts))
+		if err := p.Sleep(ctx, wait); err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// retryStatus reports whether an answer's status is worth another try.
+func retryStatus(status int) bool {
+	return status == http.StatusTooManyRequests || status >= 500
+}
+
+// hostOf names the server that answered: the redirect's target when the
+// request was redirected (the CDN), else rawURL's host.
+func hostOf(resp *http.Response, rawURL string) string {
+	if resp.Request != nil && resp.Request.URL != nil {
+		return resp.Request.URL.Host
+	}
+	if u, err := url.Parse(rawURL); err == nil {
+		return u.Host
+	}
+	return rawURL
+}
+
 // readStatusError reads the Hub's error out of resp (and closes its body).
 // URL is where the answer came from, less its query (a CDN's signature).
 func readStatusError(resp *http.Response, rawURL string) *statusError {
@@ -124,7 +176,7 @@ func readStatusError(resp *http.Response, rawURL string) *statusError {
 // getJSON decodes a 200 answer into v and returns the next page's URL
 // from a Link header (the tree listing is paginated), or "".
 func (c *Client) getJSON(ctx context.Context, rawURL string, v any) (string, error) {
-	resp, _, err := c.do(ctx, http.MethodGet, rawURL, http.Header{"Accept": {"application/json"}})
+	resp, _, err := c.doRetrying(ctx, http.MethodGet, rawURL, http.Header{"Accept": {"application/json"}})
 	if err != nil {
 		return "", err
 	}

@@ -110,3 +110,20 @@ func (c repoCache) link(commit, path, etag string) error {
 	}
 	return nil
 }
+
+// CachedCommit is the commit ref names: its revision when that is a full
+// commit hash, else the commit the cache in cacheDir recorded for the
+// branch or tag at its last pull, or "" when it has none.
+func CachedCommit(cacheDir string, ref Ref) string {
+	if isCommit(ref.Revision) {
+		return ref.Revision
+	}
+	if cacheDir == "" {
+		return ""
+	}
+	commit, err := newRepoCache(cacheDir, ref.Repo).readRef(ref.Revision)
+	if err != nil || !isCommit(commit) {
+		return ""
+	}
+	return commit
+}

@@ -68,11 +68,11 @@ func TestParseRef(t *testing.T) {
 		err  string
 	}{
 		{in: "org/name", want: Ref{"org/name", "main"}},
-		{in: "onnx-community/SmolLM2-135M-Instruct-ONNX@v1.0", want: Ref{"onnx-community/SmolLM2-135M-Instruct-ONNX", "v1.0"}},
+		{in: "HuggingFaceTB/SmolLM2-135M-Instruct@v1.0", want: Ref{"HuggingFaceTB/SmolLM2-135M-Instruct", "v1.0"}},
 		{in: "org/name@refs/pr/1", want: Ref{"org/name", "refs/pr/1"}},
-		{in: "name", err: `"name" is not a model repository; write ORG/NAME[@REVISION], e.g. onnx-community/SmolLM2-135M-Instruct-ONNX@main`},
-		{in: "a/b/c", err: `"a/b/c" is not a model repository; write ORG/NAME[@REVISION], e.g. onnx-community/SmolLM2-135M-Instruct-ONNX@main`},
-		{in: "../x", err: `"../x" is not a model repository; write ORG/NAME[@REVISION], e.g. onnx-community/SmolLM2-135M-Instruct-ONNX@main`},
+		{in: "name", err: `"name" is not a model repository; write ORG/NAME[@REVISION], e.g. HuggingFaceTB/SmolLM2-135M-Instruct@main`},
+		{in: "a/b/c", err: `"a/b/c" is not a model repository; write ORG/NAME[@REVISION], e.g. HuggingFaceTB/SmolLM2-135M-Instruct@main`},
+		{in: "../x", err: `"../x" is not a model repository; write ORG/NAME[@REVISION], e.g. HuggingFaceTB/SmolLM2-135M-Instruct@main`},
 		{in: "org/name@", err: `"org/name@" has an empty revision after @; write ORG/NAME@REVISION (a branch, tag or commit) or leave out the @`},
 		{in: "org/name@../../x", err: `"org/name@../../x": revision "../../x" is not a branch, tag or commit`},
 	}

@@ -6,7 +6,10 @@
 // ONNX file with its external data. Transfers resume with Range requests,
 // are verified against the Hub's ETag (sha256 for LFS files, the git blob
 // id for the rest), move into place by rename, and hold the same per-blob
-// file locks as huggingface_hub.
+// file locks as huggingface_hub. A 429 or 5xx answer is asked again after
+// a backoff or the answer's Retry-After. Pull serves `feather pull`;
+// Ensure serves catalog entries that name a repository: the cached
+// snapshot when complete, without a request, else a pull.
 package hub
 
 import (
@@ -43,7 +46,7 @@ func ParseRef(s string) (Ref, error) {
 	org, name, ok := strings.Cut(repo, "/")
 	if !ok || strings.Contains(name, "/") || !repoPartRE.MatchString(org) || !repoPartRE.MatchString(name) ||
 		strings.Contains(repo, "--") || strings.Contains(repo, "..") {
-		return Ref{}, fmt.Errorf("%q is not a model repository; write ORG/NAME[@REVISION], e.g. onnx-community/SmolLM2-135M-Instruct-ONNX@main", s)
+		return Ref{}, fmt.Errorf("%q is not a model repository; write ORG/NAME[@REVISION], e.g. HuggingFaceTB/SmolLM2-135M-Instruct@main", s)
 	}
 	if strings.Contains(rev, "..") || strings.HasPrefix(rev, "/") || strings.HasSuffix(rev, "/") {
 		return Ref{}, fmt.Errorf("%q: revision %q is not a branch, tag or commit", s, rev)

@@ -198,6 +198,43 @@ func referencedData(rc repoCache, all, sel []File) ([]File, error) {
 
 // pullOffline finds ref in the cache alone and names what is missing.
 func (c *Client) pullOffline(ref Ref, opt Options) (*Result, error) {
+	res, err := c.cached(ref, opt)
+	var miss *cacheMiss
+	if errors.As(err, &miss) {
+		return nil, fmt.Errorf("HF_HUB_OFFLINE is set and %s; unset HF_HUB_OFFLINE to %s", miss.what, miss.fix())
+	}
+	return res, err
+}
+
+// cacheMiss says what the cache lacks of a ref, for a message that goes
+// on to say how to get it.
+type cacheMiss struct {
+	what string
+	// lost: the snapshot names the files but their blobs are gone.
+	lost bool
+	// elsewhere: no trace of the ref, so another cache may hold it.
+	elsewhere bool
+}
+
+func (m *cacheMiss) Error() string { return m.what }
+
+// fix completes "unset HF_HUB_OFFLINE to …".
+func (m *cacheMiss) fix() string {
+	switch {
+	case m.lost:
+		return "download them again"
+	case m.elsewhere:
+		return "download it, or set HF_HUB_CACHE to the cache that has it"
+	}
+	return "download it"
+}
+
+// cached finds in the cache alone what the onnx backend needs of ref, or
+// returns a *cacheMiss naming what is missing. It sends no request.
+func (c *Client) cached(ref Ref, opt Options) (*Result, error) {
+	if err := CheckVariant(opt.Variant); err != nil {
+		return nil, err
+	}
 	rc := newRepoCache(c.Env.CacheDir, ref.Repo)
 	commit := ref.Revision
 	if !isCommit(commit) {
@@ -206,8 +243,7 @@ func (c *Client) pullOffline(ref Ref, opt Options) (*Result, error) {
 			return nil, err
 		}
 		if commit == "" {
-			return nil, fmt.Errorf("HF_HUB_OFFLINE is set and the cache has no %s (%s is missing); unset HF_HUB_OFFLINE to download it, or set HF_HUB_CACHE to the cache that has it",
-				ref, rc.ref(ref.Revision))
+			return nil, &cacheMiss{what: fmt.Sprintf("the cache has no %s (%s is missing)", ref, rc.ref(ref.Revision)), elsewhere: true}
 		}
 	}
 	snap := rc.snapshot(commit)
@@ -216,7 +252,7 @@ func (c *Client) pullOffline(ref Ref, opt Options) (*Result, error) {
 		return nil, err
 	}
 	if files == nil && dangling == nil {
-		return nil, fmt.Errorf("HF_HUB_OFFLINE is set and the cache has no snapshot of %s (%s is missing); unset HF_HUB_OFFLINE to download it", ref, snap)
+		return nil, &cacheMiss{what: fmt.Sprintf("the cache has no snapshot of %s (%s is missing)", ref, snap)}
 	}
 	// selectFiles as if the lost blobs were there, so that a lost file the
 	// backend needs is named as lost rather than as absent.
@@ -224,13 +260,16 @@ func (c *Client) pullOffline(ref Ref, opt Options) (*Result, error) {
 	for _, p := range dangling {
 		all = append(all, File{Path: p})
 	}
+	lacks := func(err error) error {
+		return &cacheMiss{what: fmt.Sprintf("the cached snapshot of %s (%s) lacks what the onnx backend needs: %v", ref, snap, err)}
+	}
 	sel, err := selectFiles(all, opt.Variant)
 	if err != nil {
-		return nil, fmt.Errorf("HF_HUB_OFFLINE is set and the cached snapshot of %s (%s) lacks what the onnx backend needs: %v; unset HF_HUB_OFFLINE to download it", ref, snap, err)
+		return nil, lacks(err)
 	}
 	more, err := referencedData(rc, all, sel)
 	if err != nil {
-		return nil, fmt.Errorf("HF_HUB_OFFLINE is set and the cached snapshot of %s (%s) lacks what the onnx backend needs: %v; unset HF_HUB_OFFLINE to download it", ref, snap, err)
+		return nil, lacks(err)
 	}
 	sel = append(sel, more...)
 	var lost []string
@@ -240,7 +279,7 @@ func (c *Client) pullOffline(ref Ref, opt Options) (*Result, error) {
 		}
 	}
 	if len(lost) > 0 {
-		return nil, fmt.Errorf("HF_HUB_OFFLINE is set and in the cached snapshot of %s (%s) these files link to blobs that are gone: %s; unset HF_HUB_OFFLINE to download them again", ref, snap, strings.Join(lost, ", "))
+		return nil, &cacheMiss{what: fmt.Sprintf("in the cached snapshot of %s (%s) these files link to blobs that are gone: %s", ref, snap, strings.Join(lost, ", ")), lost: true}
 	}
 	res := &Result{Ref: ref, Commit: commit, Snapshot: snap}
 	for _, f := range sel {

@@ -105,7 +105,7 @@ func (c *Client) transfer(ctx context.Context, url, part, commit string, f File)
 	if have > 0 {
 		hdr.Set("Range", fmt.Sprintf("bytes=%d-", have))
 	}
-	resp, first, err := c.do(ctx, http.MethodGet, url, hdr)
+	resp, first, err := c.doRetrying(ctx, http.MethodGet, url, hdr)
 	if err != nil {
 		return false, err
 	}

@@ -10,7 +10,8 @@
 // token and 403 to a token without access; unknown repositories, revisions
 // and files answer with the Hub's X-Error-Code. Faults cut a transfer
 // short, corrupt its bytes, ignore Range, answer with an error status, or
-// hold a download until the test lets it go.
+// hold a download until the test lets it go; Busy makes the Hub answer
+// 429 or 5xx, with a Retry-After, to its next requests.
 package fakehub
 
 import (
@@ -43,6 +44,7 @@ type Hub struct {
 	lfs    map[string][]byte // CDN contents by sha256
 	tokens map[string]bool
 	faults map[string][]Fault
+	busy   []Fault // answers for the next requests to the Hub itself
 	reqs   []Request
 	seq    int
 }
@@ -96,8 +98,9 @@ type Fault struct {
 	// Hold delays the response until the channel is closed.
 	Hold <-chan struct{}
 	// Status answers with this status and no file (an expired signature,
-	// a server error).
-	Status int
+	// a server error), with RetryAfter as its Retry-After header when set.
+	Status     int
+	RetryAfter string
 }
 
 // Option configures a repository when it is added.
@@ -226,6 +229,29 @@ func (h *Hub) Fault(path string, f Fault) {
 		f.Times = 1
 	}
 	h.faults[path] = append(h.faults[path], f)
+}
+
+// Busy makes the next f.Times requests to the Hub itself (the API and
+// resolve URLs, not the CDN) answer f.Status with f.RetryAfter, as a Hub
+// that rate-limits (429) or fails (5xx) does.
+func (h *Hub) Busy(f Fault) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for range max(f.Times, 1) {
+		h.busy = append(h.busy, f)
+	}
+}
+
+// takeBusy pops the next Busy answer, if any.
+func (h *Hub) takeBusy() (Fault, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.busy) == 0 {
+		return Fault{}, false
+	}
+	f := h.busy[0]
+	h.busy = h.busy[1:]
+	return f, true
 }
 
 // Requests returns every request received so far.

@@ -22,10 +22,22 @@ func hubError(w http.ResponseWriter, status int, code, msg string) {
 	json.NewEncoder(w).Encode(map[string]string{"error": msg})
 }
 
+// failWith answers f's status and Retry-After.
+func failWith(w http.ResponseWriter, f Fault) {
+	if f.RetryAfter != "" {
+		w.Header().Set("Retry-After", f.RetryAfter)
+	}
+	http.Error(w, http.StatusText(f.Status), f.Status)
+}
+
 // serveHub routes /api/models/ORG/NAME/{revision,tree}/REV and
 // /ORG/NAME/resolve/REV/PATH.
 func (h *Hub) serveHub(w http.ResponseWriter, r *http.Request) {
 	i := h.record(r, "hub")
+	if f, ok := h.takeBusy(); ok {
+		failWith(w, f)
+		return
+	}
 	parts := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
 	api := len(parts) > 0 && parts[0] == "api"
 	if api {
@@ -250,7 +262,7 @@ func (h *Hub) serveBytes(w http.ResponseWriter, r *http.Request, i int, path str
 		<-f.Hold
 	}
 	if f.Status != 0 {
-		http.Error(w, http.StatusText(f.Status), f.Status)
+		failWith(w, f)
 		return
 	}
 	if f.Corrupt {
