@@ -199,3 +199,16 @@ type Model interface {
 	Info() Info
 	Close() error
 }
+
+// GenerateOne sends req to g as a batch of one and returns its result; a
+// backend that answers with another count is an error.
+func GenerateOne(ctx context.Context, g Generator, req GenerateRequest) (GenerateResult, error) {
+	results, err := g.Generate(ctx, []GenerateRequest{req})
+	if err != nil {
+		return GenerateResult{}, err
+	}
+	if len(results) != 1 {
+		return GenerateResult{}, fmt.Errorf("the backend returned %d results for 1 request", len(results))
+	}
+	return results[0], nil
+}

@@ -185,7 +185,7 @@ func (c *Cache) Put(k Key, res lm.GenerateResult) error {
 // stored.
 func (c *Cache) Generate(ctx context.Context, gen lm.Generator, id ModelID, trial int, req lm.GenerateRequest) (res lm.GenerateResult, cached bool, err error) {
 	if c == nil {
-		res, err = generateOne(ctx, gen, req)
+		res, err = lm.GenerateOne(ctx, gen, req)
 		return res, false, err
 	}
 	key, kerr := NewKey(id, req, trial)
@@ -200,7 +200,7 @@ func (c *Cache) Generate(ctx context.Context, gen lm.Generator, id ModelID, tria
 			c.problem(gerr)
 		}
 	}
-	res, err = generateOne(ctx, gen, req)
+	res, err = lm.GenerateOne(ctx, gen, req)
 	if err != nil || kerr != nil || ctx.Err() != nil || !Cacheable(res) {
 		return res, false, err
 	}
@@ -215,18 +215,6 @@ func (c *Cache) problem(err error) {
 	if c.Report != nil {
 		c.Report(err)
 	}
-}
-
-// generateOne sends req as a batch of one.
-func generateOne(ctx context.Context, gen lm.Generator, req lm.GenerateRequest) (lm.GenerateResult, error) {
-	results, err := gen.Generate(ctx, []lm.GenerateRequest{req})
-	if err != nil {
-		return lm.GenerateResult{}, err
-	}
-	if len(results) != 1 {
-		return lm.GenerateResult{}, fmt.Errorf("the backend returned %d results for 1 request", len(results))
-	}
-	return results[0], nil
 }
 
 // Wrap returns g answering from c first: the response cache as an

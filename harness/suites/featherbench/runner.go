@@ -206,7 +206,7 @@ func (r *Runner) trial(ctx context.Context, m Model, job Job) (rec Record, ok bo
 		Messages: []lm.Message{{Role: "user", Content: task.Prompt}},
 		Tools:    task.Tools,
 	}
-	res, err := generateOne(lm.WithTrial(ctx, job.Trial), m.Generator, req)
+	res, err := lm.GenerateOne(lm.WithTrial(ctx, job.Trial), m.Generator, req)
 	measured := r.now().Sub(start)
 	if ctx.Err() != nil {
 		return rec, false
@@ -292,15 +292,3 @@ func fillResult(rec *Record, res lm.GenerateResult, measured time.Duration) {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// generateOne sends req as a batch of one.
-func generateOne(ctx context.Context, gen lm.Generator, req lm.GenerateRequest) (lm.GenerateResult, error) {
-	results, err := gen.Generate(ctx, []lm.GenerateRequest{req})
-	if err != nil {
-		return lm.GenerateResult{}, err
-	}
-	if len(results) != 1 {
-		return lm.GenerateResult{}, fmt.Errorf("the backend returned %d results for 1 request", len(results))
-	}
-	return results[0], nil
-}

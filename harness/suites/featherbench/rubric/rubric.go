@@ -130,15 +130,11 @@ func ask(ctx context.Context, j Judge, prompt string) Score {
 		Messages:       []lm.Message{{Role: "user", Content: prompt}},
 		ResponseFormat: json.RawMessage(VerdictSchema),
 	}
-	results, err := j.Gen.Generate(ctx, []lm.GenerateRequest{req})
-	if err == nil && len(results) != 1 {
-		err = fmt.Errorf("the backend returned %d results for 1 request", len(results))
-	}
+	res, err := lm.GenerateOne(ctx, j.Gen, req)
 	if err != nil {
 		s.Error = "judge call failed: " + err.Error()
 		return s
 	}
-	res := results[0]
 	s.Raw = res.Text
 	if res.CostUSD != nil {
 		c := *res.CostUSD
