@@ -39,7 +39,7 @@ vet:
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-## perf: optimized/naive benchmark pairs in one `go test -bench` run, printed as speedups (BENCHTIME=3x; ONLY=harness/backends/onnx runs one package's pairs)
+## perf: optimized/naive benchmark pairs in one `go test -bench` run, printed as speedups, and the performance goals measured in the same run (BENCHTIME=3x; ONLY=harness/backends/onnx runs one package's pairs and goals)
 perf: deps
 	@./scripts/perf.sh
 

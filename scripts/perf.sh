@@ -3,11 +3,15 @@
 # invocation and prints how many times faster the optimized side is
 # (naive time ÷ optimized time, per operation). Both sides of a pair run
 # in the same process on the same machine state, so the ratio is
-# meaningful even where absolute times are not.
+# meaningful even where absolute times are not. The same run measures the
+# goals in GOALS (figures a benchmark reports against a target) and prints
+# one line each after the pairs.
 #
 # Add a pair with one line in PAIRS: package, optimized benchmark, naive
-# benchmark. ONLY=<substring> keeps the pairs whose package contains it;
-# BENCHTIME sets -benchtime.
+# benchmark. Add a goal with one line in GOALS: package|benchmark|metric
+# (a unit the benchmark reports)|printf format of the line, given the
+# metric's value. ONLY=<substring> keeps the pairs and goals whose
+# package contains it; BENCHTIME sets -benchtime.
 set -euo pipefail
 
 PAIRS="
@@ -16,13 +20,23 @@ PAIRS="
 ./harness/suites/microbench/e2e BenchmarkMicrobenchBatched BenchmarkMicrobenchNaive
 "
 
+# The goals of issue #18: Featherbench's overhead over HTTP against a
+# provider that answers in 200 ms (wall time above ceil(trials/16) × 200
+# ms), and writing a finished run's summary and review page from 100,000
+# records; both from the fastest of the BENCHTIME runs.
+GOALS="
+./harness/suites/featherbench|BenchmarkFeatherbenchAPIOverhead|overhead-%|featherbench API overhead at concurrency 16: %.1f%% above the ideal wall time (goal < 2%%)
+./harness/report|BenchmarkScaleSummaryHTML100k|best-s|summary + HTML from 100k records: %.1f s (goal < 5 s)
+"
+
 GO=${GO:-go}
 BENCHTIME=${BENCHTIME:-3x}
 PAIRS=$(awk -v only="${ONLY:-}" 'NF && index($1, only)' <<<"$PAIRS")
-[ -n "$PAIRS" ] || { echo "perf: no benchmark pair matches ONLY=$ONLY" >&2; exit 2; }
+GOALS=$(awk -F'|' -v only="${ONLY:-}" 'NF && index($1, only)' <<<"$GOALS")
+[ -n "$PAIRS$GOALS" ] || { echo "perf: no benchmark pair or goal matches ONLY=$ONLY" >&2; exit 2; }
 
-pkgs=$(awk 'NF {print $1}' <<<"$PAIRS" | sort -u | tr '\n' ' ')
-names=$(awk 'NF {print $2; print $3}' <<<"$PAIRS" | sort -u | paste -sd'|')
+pkgs=$({ awk 'NF {print $1}' <<<"$PAIRS"; awk -F'|' 'NF {print $1}' <<<"$GOALS"; } | sort -u | tr '\n' ' ')
+names=$({ awk 'NF {print $2; print $3}' <<<"$PAIRS"; awk -F'|' 'NF {print $2}' <<<"$GOALS"; } | sort -u | paste -sd'|')
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -31,37 +45,67 @@ trap 'rm -f "$out"' EXIT
 # shellcheck disable=SC2086
 "$GO" test -p 1 -run '^$' -bench "^(${names})\$" -benchtime "$BENCHTIME" -count 1 $pkgs | tee "$out"
 
-echo
-printf '%-16s %-28s %-28s %9s %14s %14s %9s\n' package optimized naive metric "optimized/op" "naive/op" speedup
-status=0
-while read -r pkg opt naive; do
-  [ -n "$pkg" ] || continue
-  # go test prints "pkg: <import path>" before a package's benchmarks and
-  # "BenchmarkName-<procs>  N  T ns/op  [V unit]...". A pair whose sides
-  # both report cpu-ns/op (CPU time, which a busy machine disturbs far less
-  # than wall time) is compared on it, otherwise on ns/op.
-  read -r metric to tn < <(awk -v want="${pkg#./}" -v o="$opt" -v n="$naive" '
-    /^pkg: / { cur = $2; next }
-    /^Benchmark/ && index(cur, want) == length(cur) - length(want) + 1 {
-      name = $1; sub(/-[0-9]+$/, "", name)
-      t = ""; c = ""
-      for (i = 2; i < NF; i++) {
-        if ($(i+1) == "ns/op") t = $i
-        if ($(i+1) == "cpu-ns/op") c = $i
+# print_pairs prints each pair's speedup.
+print_pairs() {
+  echo
+  printf '%-16s %-28s %-28s %9s %14s %14s %9s\n' package optimized naive metric "optimized/op" "naive/op" speedup
+  while read -r pkg opt naive; do
+    [ -n "$pkg" ] || continue
+    # go test prints "pkg: <import path>" before a package's benchmarks and
+    # "BenchmarkName-<procs>  N  T ns/op  [V unit]...". A pair whose sides
+    # both report cpu-ns/op (CPU time, which a busy machine disturbs far less
+    # than wall time) is compared on it, otherwise on ns/op.
+    read -r metric to tn < <(awk -v want="${pkg#./}" -v o="$opt" -v n="$naive" '
+      /^pkg: / { cur = $2; next }
+      /^Benchmark/ && index(cur, want) == length(cur) - length(want) + 1 {
+        name = $1; sub(/-[0-9]+$/, "", name)
+        t = ""; c = ""
+        for (i = 2; i < NF; i++) {
+          if ($(i+1) == "ns/op") t = $i
+          if ($(i+1) == "cpu-ns/op") c = $i
+        }
+        if (name == o) { ot = t; oc = c }
+        if (name == n) { nt = t; nc = c }
       }
-      if (name == o) { ot = t; oc = c }
-      if (name == n) { nt = t; nc = c }
-    }
-    END {
-      if (oc != "" && nc != "") print "cpu", oc, nc
-      else print "wall", (ot == "" ? "-" : ot), (nt == "" ? "-" : nt)
-    }' "$out")
-  if [ "$to" = "-" ] || [ "$tn" = "-" ]; then
-    printf '%-16s %-28s %-28s %9s %14s %14s %9s\n' "${pkg#./harness/}" "$opt" "$naive" "$metric" "$to" "$tn" "missing"
-    status=1
-    continue
-  fi
-  printf '%-16s %-28s %-28s %9s %14s %14s %8.2fx\n' "${pkg#./harness/}" "$opt" "$naive" "$metric" "$to ns" "$tn ns" \
-    "$(awk -v a="$tn" -v b="$to" 'BEGIN { print a / b }')"
-done <<<"$PAIRS"
+      END {
+        if (oc != "" && nc != "") print "cpu", oc, nc
+        else print "wall", (ot == "" ? "-" : ot), (nt == "" ? "-" : nt)
+      }' "$out")
+    if [ "$to" = "-" ] || [ "$tn" = "-" ]; then
+      printf '%-16s %-28s %-28s %9s %14s %14s %9s\n' "${pkg#./harness/}" "$opt" "$naive" "$metric" "$to" "$tn" "missing"
+      status=1
+      continue
+    fi
+    printf '%-16s %-28s %-28s %9s %14s %14s %8.2fx\n' "${pkg#./harness/}" "$opt" "$naive" "$metric" "$to ns" "$tn ns" \
+      "$(awk -v a="$tn" -v b="$to" 'BEGIN { print a / b }')"
+  done <<<"$PAIRS"
+}
+
+# print_goals prints each goal's line with the figure measured.
+print_goals() {
+  echo
+  while IFS='|' read -r pkg bench unit line; do
+    [ -n "$pkg" ] || continue
+    # The value before "<unit>" on the benchmark's line, in its package.
+    value=$(awk -v want="${pkg#./}" -v b="$bench" -v u="$unit" '
+      /^pkg: / { cur = $2; next }
+      /^Benchmark/ && index(cur, want) == length(cur) - length(want) + 1 {
+        name = $1; sub(/-[0-9]+$/, "", name)
+        if (name != b) next
+        for (i = 2; i < NF; i++) if ($(i+1) == u) v = $i
+      }
+      END { print (v == "" ? "-" : v) }' "$out")
+    if [ "$value" = "-" ]; then
+      echo "${pkg#./harness/} $bench: no $unit figure (missing)"
+      status=1
+      continue
+    fi
+    # shellcheck disable=SC2059
+    printf "$line\n" "$value"
+  done <<<"$GOALS"
+}
+
+status=0
+[ -z "$PAIRS" ] || print_pairs
+[ -z "$GOALS" ] || print_goals
 exit $status

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"html/template"
 	"io"
@@ -410,20 +411,24 @@ func featherbenchData(recs []featherbench.Record, s featherbench.Summary, tasks 
 		}
 		d.Tasks = append(d.Tasks, ft)
 	}
+	// The positions are looked up once per record, not once per comparison.
+	pos := make([]struct{ task, model, run int }, len(recs))
 	order := make([]int, len(recs))
 	for i := range order {
 		order[i] = i
+		pos[i].task, pos[i].model, pos[i].run = taskIdx[recs[i].Task], modelIdx[recs[i].Model], runIdx[recs[i].RunID]
 	}
 	sort.SliceStable(order, func(a, b int) bool {
 		ra, rb := &recs[order[a]], &recs[order[b]]
+		pa, pb := pos[order[a]], pos[order[b]]
 		if ra.Task != rb.Task {
-			return taskIdx[ra.Task] < taskIdx[rb.Task]
+			return pa.task < pb.task
 		}
 		if ra.Model != rb.Model {
-			return modelIdx[ra.Model] < modelIdx[rb.Model]
+			return pa.model < pb.model
 		}
 		if ra.RunID != rb.RunID {
-			return runIdx[ra.RunID] < runIdx[rb.RunID]
+			return pa.run < pb.run
 		}
 		return ra.Trial < rb.Trial
 	})
@@ -456,11 +461,11 @@ func WriteFeatherbenchReport(path string, recs []featherbench.Record, tasks []fe
 	for _, t := range tasks {
 		byID[t.ID] = t
 	}
-	var b strings.Builder
+	var b bytes.Buffer
 	if err := FeatherbenchPage(&b, recs, byID, PageOptions{Subtitle: "run " + strings.Join(runIDs(recs), ", ")}); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, []byte(b.String()))
+	return atomicfile.Write(path, b.Bytes())
 }
 
 func runIDs(recs []featherbench.Record) []string {

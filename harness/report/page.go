@@ -91,25 +91,12 @@ func (p page) write(w io.Writer) error {
 		return fmt.Errorf("rendering %s page: %w", p.Kind, err)
 	}
 	if p.Data != nil {
-		var js bytes.Buffer
-		if err := writeData(&js, p.Data); err != nil {
+		data := &dataWriter{out: bw}
+		if err := writeData(data, p.Data); err != nil {
 			return fmt.Errorf("encoding %s data: %w", p.Kind, err)
 		}
-		if js.Len() <= CompressAbove {
-			bw.WriteString(`<script type="application/json" id="feather-data">`)
-			bw.Write(js.Bytes())
-		} else {
-			// Browsers read a large page at a few MB a second from disk, so
-			// a big record set travels gzipped; the script unpacks it with
-			// the browser's own DecompressionStream.
-			bw.WriteString(`<script type="application/octet-stream" id="feather-data" data-encoding="gzip+base64">`)
-			b64 := base64.NewEncoder(base64.StdEncoding, bw)
-			zw, _ := gzip.NewWriterLevel(b64, gzip.BestSpeed)
-			zw.Write(js.Bytes())
-			if err := zw.Close(); err != nil {
-				return err
-			}
-			b64.Close()
+		if err := data.Close(); err != nil {
+			return fmt.Errorf("encoding %s data: %w", p.Kind, err)
 		}
 		bw.WriteString("</script>\n<script>")
 		bw.WriteString(pageJS)
@@ -119,10 +106,60 @@ func (p page) write(w io.Writer) error {
 	return bw.Flush()
 }
 
+// dataWriter writes the page data's script element. It holds the JSON
+// until it outgrows CompressAbove; then, since browsers read a large page
+// at a few MB a second from disk, it writes the element for gzipped data
+// and streams the rest through gzip (the script unpacks it with the
+// browser's own DecompressionStream), so a page of 100,000 records never
+// holds its whole JSON in memory.
+type dataWriter struct {
+	out  *bufio.Writer
+	held bytes.Buffer
+	b64  io.WriteCloser
+	zw   *gzip.Writer // nil until the data outgrows CompressAbove
+}
+
+func (d *dataWriter) Write(p []byte) (int, error) {
+	if d.zw == nil {
+		if d.held.Len()+len(p) <= CompressAbove {
+			return d.held.Write(p)
+		}
+		if err := d.compress(); err != nil {
+			return 0, err
+		}
+	}
+	return d.zw.Write(p)
+}
+
+// compress opens the element for gzipped data and sends what was held
+// through gzip.
+func (d *dataWriter) compress() error {
+	d.out.WriteString(`<script type="application/octet-stream" id="feather-data" data-encoding="gzip+base64">`)
+	d.b64 = base64.NewEncoder(base64.StdEncoding, d.out)
+	d.zw, _ = gzip.NewWriterLevel(d.b64, gzip.BestSpeed)
+	_, err := d.zw.Write(d.held.Bytes())
+	d.held = bytes.Buffer{}
+	return err
+}
+
+// Close writes data small enough to stay plain JSON, or ends the gzip
+// and base64 streams; the script element is left open.
+func (d *dataWriter) Close() error {
+	if d.zw == nil {
+		d.out.WriteString(`<script type="application/json" id="feather-data">`)
+		_, err := d.out.Write(d.held.Bytes())
+		return err
+	}
+	if err := d.zw.Close(); err != nil {
+		return err
+	}
+	return d.b64.Close()
+}
+
 // bulky is page data with one long list of rows, left out of its JSON
 // encoding (json:"-") and encoded row by row by writeData, so a page of
-// 100,000 records builds its JSON once, in the buffer write sizes for
-// compression, rather than marshalling it whole and copying it there.
+// 100,000 records streams its JSON row by row into dataWriter rather
+// than marshalling it whole and copying it there.
 type bulky interface {
 	rows() (name string, rows [][]any)
 }

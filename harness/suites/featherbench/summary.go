@@ -29,7 +29,7 @@ type Cell struct {
 	Unscored int
 }
 
-func (c *Cell) add(r Record) {
+func (c *Cell) add(r *Record) {
 	c.Trials++
 	switch {
 	case r.Error != nil:
@@ -108,10 +108,11 @@ func Summarize(records []Record, categories map[string]string) Summary {
 	s := Summary{Grid: map[string]map[string]Cell{}, ByCategory: map[string]map[string]Cell{}, TaskCategory: map[string]string{}}
 	runs := map[string]bool{}
 	hashes := map[string]map[string]bool{}
-	byModel := map[string][]Record{}
+	byModel := map[string]*modelTotals{}
 	var graded []rubric.Graded
 	judgeCost, judgeCostReported := 0.0, 0
-	for _, r := range records {
+	for i := range records {
+		r := &records[i]
 		grid, err := rubric.ParseGrid(r.Rubric)
 		if err != nil {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s/%s/%d: unreadable rubric grid, left out of the rubric numbers: %v", r.Model, r.Task, r.Trial, err))
@@ -132,7 +133,10 @@ func Summarize(records []Record, categories map[string]string) Summary {
 			hashes[r.Task] = map[string]bool{}
 		}
 		hashes[r.Task][r.TaskHash] = true
-		byModel[r.Model] = append(byModel[r.Model], r)
+		if byModel[r.Model] == nil {
+			byModel[r.Model] = &modelTotals{ms: ModelStats{Model: r.Model}}
+		}
+		byModel[r.Model].add(r)
 
 		cat := categories[r.Task]
 		if cat == "" {
@@ -164,7 +168,7 @@ func Summarize(records []Record, categories map[string]string) Summary {
 	}
 	overall := rubric.Overalls(graded)
 	for _, m := range keys(byModel) {
-		ms := modelStats(m, byModel[m])
+		ms := byModel[m].stats()
 		ms.Rubric = overall[m]
 		s.Models = append(s.Models, ms)
 	}
@@ -175,41 +179,50 @@ func Summarize(records []Record, categories map[string]string) Summary {
 	return s
 }
 
-func modelStats(model string, recs []Record) ModelStats {
-	ms := ModelStats{Model: model}
-	var lat, wall []float64
-	cost := 0.0
-	for _, r := range recs {
-		ms.add(r)
-		ms.InputTokens += r.InputTokens
-		ms.OutputTokens += r.OutputTokens
-		if r.CostUSD != nil {
-			cost += *r.CostUSD
-			ms.CostReported++
-		}
-		if r.Error != nil {
-			continue
-		}
-		if r.LatencyS != nil {
-			lat = append(lat, *r.LatencyS)
-		}
-		if r.WallClockS != nil {
-			wall = append(wall, *r.WallClockS)
-		}
+// modelTotals gathers one model's row as Summarize reads its records,
+// in order, so no model's records are copied out first.
+type modelTotals struct {
+	ms        ModelStats
+	lat, wall []float64
+	cost      float64
+}
+
+func (t *modelTotals) add(r *Record) {
+	ms := &t.ms
+	ms.add(r)
+	ms.InputTokens += r.InputTokens
+	ms.OutputTokens += r.OutputTokens
+	if r.CostUSD != nil {
+		t.cost += *r.CostUSD
+		ms.CostReported++
 	}
+	if r.Error != nil {
+		return
+	}
+	if r.LatencyS != nil {
+		t.lat = append(t.lat, *r.LatencyS)
+	}
+	if r.WallClockS != nil {
+		t.wall = append(t.wall, *r.WallClockS)
+	}
+}
+
+// stats is the model's row: rates, interval, medians and costs.
+func (t *modelTotals) stats() ModelStats {
+	ms := t.ms
 	if ms.Scored > 0 {
 		ms.PassRate = float64(ms.Passed) / float64(ms.Scored)
 	}
 	ms.Lo, ms.Hi = stats.Wilson(ms.Passed, ms.Scored, stats.Z95)
-	if len(lat) > 0 {
-		ms.MedianLatencyS = ptr(stats.Median(lat))
+	if len(t.lat) > 0 {
+		ms.MedianLatencyS = ptr(stats.Median(t.lat))
 	}
-	if len(wall) > 0 {
-		ms.MedianWallS = ptr(stats.Median(wall))
+	if len(t.wall) > 0 {
+		ms.MedianWallS = ptr(stats.Median(t.wall))
 	}
 	if ms.CostReported > 0 {
-		ms.CostUSD = ptr(cost)
-		ms.CostPerTaskUSD = ptr(cost / float64(ms.CostReported))
+		ms.CostUSD = ptr(t.cost)
+		ms.CostPerTaskUSD = ptr(t.cost / float64(ms.CostReported))
 	}
 	return ms
 }

@@ -1,0 +1,150 @@
+package featherbench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
+	"github.com/feather-eval/feather/harness/lm"
+	"github.com/feather-eval/feather/harness/run/rundir"
+)
+
+// The API overhead benchmark's shape: 160 trials, 16 in flight, each
+// answered 200 ms after it arrives, so a harness with no overhead at all
+// finishes in ceil(160/16) × 200 ms = 2 s.
+const (
+	overheadTrials      = 32 // per task; 5 tasks
+	overheadConcurrency = 16
+	overheadLatency     = 200 * time.Millisecond
+)
+
+// overheadTasks are the shipped test tasks whose checkers run in-process
+// (no sandbox, no rubric judge): text, numeric and tool-call checks.
+var overheadTasks = []string{"data-total", "realworld-benign", "realworld-veggie", "security-injection", "tool-use-weather"}
+
+// BenchmarkFeatherbenchAPIOverhead runs Featherbench as a real run does
+// (NewRun, the openai backend over HTTP with streaming, checkers, one
+// record per trial written to the results file, Finish writing the
+// summary) against an in-process OpenAI-compatible server that answers
+// every request in 200 ms. overhead-% is the wall time above the ideal,
+// ceil(trials/16) × 200 ms, as a share of the ideal: what the harness,
+// the HTTP client and the fake server together add. It is taken from the
+// fastest of the b.N runs, since other work on a shared machine only ever
+// adds time. A go benchmark, not a test: the figure is only meaningful on
+// a quiet machine.
+func BenchmarkFeatherbenchAPIOverhead(b *testing.B) {
+	srv := fakeserver.Start(b, slowProvider(overheadLatency))
+	srv.SetChunkDelay(0) // the 200 ms is the whole answer, streamed at once
+	catalogFile := overheadCatalog(b, srv.URL)
+	jobs := len(overheadTasks) * overheadTrials
+	ideal := time.Duration((jobs+overheadConcurrency-1)/overheadConcurrency) * overheadLatency
+
+	best := time.Duration(math.MaxInt64)
+	for b.Loop() {
+		results := filepath.Join(b.TempDir(), "results")
+		start := time.Now()
+		path := overheadRun(b, results, catalogFile)
+		best = min(best, time.Since(start))
+		checkOverheadRecords(b, path, jobs)
+	}
+	b.ReportMetric(100*(best.Seconds()/ideal.Seconds()-1), "overhead-%")
+	b.ReportMetric(best.Seconds(), "wall-s")
+	b.ReportMetric(ideal.Seconds(), "ideal-s")
+}
+
+// overheadRun is one whole run into a fresh run directory under results;
+// it returns the path of the run's results file.
+func overheadRun(b *testing.B, results, catalogFile string) string {
+	dir := rundir.New(results, time.Date(2026, 7, 4, 10, 15, 30, 0, time.UTC))
+	run, err := NewRun(Config{
+		TasksDir: testTasks, TaskIDs: overheadTasks, Catalog: catalogFile,
+		Trials: overheadTrials, Concurrency: overheadConcurrency, Dir: dir,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range run.Models() {
+		m, err := catalog.Open(context.Background(), e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := run.RunModel(context.Background(), e, m.(lm.Generator)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := run.Finish(nil); err != nil {
+		b.Fatal(err)
+	}
+	sub, err := dir.Sub("featherbench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return filepath.Join(sub, ResultsName(dir.Stamp()))
+}
+
+// overheadCatalog is a catalog of one enabled openai model served by url.
+func overheadCatalog(b *testing.B, url string) string {
+	path := filepath.Join(b.TempDir(), "models.json")
+	body := fmt.Sprintf(`{"fast": {"backend": "openai", "enabled": true, "base_url": %q, "model": "vendor/fast", "max_tokens": 400, "sampling": {"temperature": 0}}}`, url)
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// slowProvider answers after latency: a tool call where the request
+// offers tools, else a paragraph that passes the text tasks' checkers.
+func slowProvider(latency time.Duration) fakeserver.Script {
+	answer := strings.Repeat("A quick meat-free chickpea curry with rice and spinach works on a weeknight. ", 4) +
+		"An octopus has three hearts. The invoice total is 1250.5"
+	pieces := splitEvenly(answer, 8)
+	return func(r fakeserver.Request) fakeserver.Reply {
+		time.Sleep(latency)
+		if _, ok := r.JSON["tools"]; ok {
+			return fakeserver.Reply{ToolCalls: []fakeserver.ToolCall{{Name: "get_weather", Arguments: `{"location": "Paris"}`}}, Cost: fakeserver.USD(0.0002)}
+		}
+		return fakeserver.Reply{Text: answer, Chunks: pieces, Cost: fakeserver.USD(0.0004)}
+	}
+}
+
+// splitEvenly cuts s into n pieces of nearly equal length: a provider
+// streams a few words per chunk, not one.
+func splitEvenly(s string, n int) []string {
+	var out []string
+	for i := range n {
+		out = append(out, s[i*len(s)/n:(i+1)*len(s)/n])
+	}
+	return out
+}
+
+// checkOverheadRecords fails the benchmark unless the results file holds
+// every trial, passed: an error record costs no 200 ms and would flatter
+// the figure.
+func checkOverheadRecords(b *testing.B, path string, want int) {
+	recs, err := ReadRecords(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(recs) != want {
+		b.Fatalf("%s holds %d trials, want %d", path, len(recs), want)
+	}
+	for _, r := range recs {
+		if r.Passed == nil || !*r.Passed {
+			b.Fatalf("%s/%d did not pass: error %s, detail %s", r.Task, r.Trial, orNone(r.Error), orNone(r.CheckDetail))
+		}
+	}
+}
+
+func orNone(s *string) string {
+	if s == nil {
+		return "none"
+	}
+	return *s
+}
