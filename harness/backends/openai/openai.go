@@ -72,7 +72,8 @@ type Options struct {
 	Rand func() float64
 	// Now reads the clock for Retry-After dates (time.Now).
 	Now func() time.Time
-	// HTTPClient sends the requests (a fresh http.Client).
+	// HTTPClient sends the requests (a fresh http.Client that keeps a
+	// connection per request in flight).
 	HTTPClient *http.Client
 }
 
@@ -87,9 +88,18 @@ func (o Options) withDefaults() Options {
 		o.Getenv = os.Getenv
 	}
 	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{}
+		o.HTTPClient = pooledClient(o.Concurrency)
 	}
 	return o
+}
+
+// pooledClient keeps a connection alive for each request in flight: Go's
+// default keeps two per host, so at a higher concurrency most requests
+// would open (and, to a real provider, TLS-handshake) a new connection.
+func pooledClient(concurrency int) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = max(concurrency, http.DefaultMaxIdleConnsPerHost)
+	return &http.Client{Transport: t}
 }
 
 // Model is one endpoint model: an lm.Model and lm.Generator.
