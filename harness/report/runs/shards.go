@@ -132,16 +132,23 @@ func joinModels(runs []FeatherweightRun, dirs []string) ([]featherweight.ModelRe
 			byKey[m.Model.Key][i] = m.Records
 		}
 	}
-	var out []featherweight.ModelResult
-	for key, m := range info {
+	keys := make([]string, 0, len(info))
+	for key := range info {
+		keys = append(keys, key)
+	}
+	// File name order, which also makes the first overlap reported the same
+	// on every run.
+	sort.Slice(keys, func(i, j int) bool { return keys[i]+".json" < keys[j]+".json" })
+	out := make([]featherweight.ModelResult, 0, len(keys))
+	for _, key := range keys {
 		recs, err := joinStyles(key, byKey[key], dirs)
 		if err != nil {
 			return nil, err
 		}
+		m := info[key]
 		m.Records = recs
 		out = append(out, m)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Model.Key+".json" < out[j].Model.Key+".json" })
 	return out, nil
 }
 
