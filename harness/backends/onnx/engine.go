@@ -232,6 +232,7 @@ func addScore(out []seqScore, t target, logits []float32) {
 func (m *Model) scoreBatch(r *runner, rows []stageRow, seqs []scoreSeq, out []seqScore) error {
 	width := len(rows[0].tokens)
 	st := m.leftPadded(rows, width)
+	st.keep = width - firstTarget(rows, width)
 	var kv *kvCache
 	for _, row := range rows {
 		if row.keepKV {
@@ -253,6 +254,19 @@ func (m *Model) scoreBatch(r *runner, rows []stageRow, seqs []scoreSeq, out []se
 		return nil
 	}
 	return m.continueRows(r, rows, st, kv, seqs, out)
+}
+
+// firstTarget is the earliest padded position any row of a width-wide
+// call reads logits at; the logits before it are never needed.
+func firstTarget(rows []stageRow, width int) int {
+	first := width
+	for _, row := range rows {
+		pad := width - len(row.tokens)
+		for _, t := range row.targets {
+			first = min(first, pad+t.pos)
+		}
+	}
+	return first
 }
 
 // leftPadded builds a stage-1 call: rows padded on the left to width,

@@ -95,6 +95,18 @@ type step struct {
 	mask      []int64 // rows*(pastLen+seq), when the model takes a mask
 	pos       []int64 // rows*seq, when the model takes position_ids
 	past      *kvCache
+	// keep is how many of the last positions of each row the caller reads
+	// logits at; 0 means all. Models that can skip the others do.
+	keep int
+}
+
+// kept is how many positions of each row the logits cover: the last keep
+// where the model can skip the rest, else all seq.
+func (s *step) kept(spec *ioSpec) int {
+	if spec.keepInput == "" || s.keep <= 0 || s.keep > s.seq {
+		return s.seq
+	}
+	return s.keep
 }
 
 func (s *step) pastLen() int {
@@ -163,11 +175,17 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 			return nil, err
 		}
 	}
+	kept := st.kept(spec)
+	if spec.keepInput != "" {
+		if err := add(ort.NewScalar(int64(kept))); err != nil {
+			return nil, err
+		}
+	}
 	nIn := len(values)
 
 	le := elemSize(spec.logitsType)
-	r.logits = grow(r.logits, st.rows*st.seq*spec.vocab*le)
-	if err := add(ort.NewCustomDataTensor(ort.NewShape(rows, seq, int64(spec.vocab)), r.logits, spec.logitsType)); err != nil {
+	r.logits = grow(r.logits, st.rows*kept*spec.vocab*le)
+	if err := add(ort.NewCustomDataTensor(ort.NewShape(rows, int64(kept), int64(spec.vocab)), r.logits, spec.logitsType)); err != nil {
 		return nil, err
 	}
 	if spec.layers > 0 {
@@ -184,7 +202,7 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 	if err := r.sess.Run(values[:nIn], values[nIn:]); err != nil {
 		return nil, fmt.Errorf("ONNX Runtime: %w", err)
 	}
-	r.view = logitsView{seq: st.seq, vocab: spec.vocab, scratch: r.view.scratch}
+	r.view = logitsView{seq: kept, skip: st.seq - kept, vocab: spec.vocab, scratch: r.view.scratch}
 	if spec.logitsType == ort.TensorElementDataTypeFloat16 {
 		r.view.f16 = asUint16(r.logits)
 	} else {

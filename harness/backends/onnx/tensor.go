@@ -62,15 +62,23 @@ func halfToFloat(h uint16) float32 {
 
 // logitsView reads rows of a [rows, seq, vocab] logits tensor, converting
 // float16 rows on demand so only the rows scoring needs are converted.
+// The tensor may cover only the last seq positions of each row: skip
+// positions before them have no logits.
 type logitsView struct {
-	f32        []float32
-	f16        []uint16
-	seq, vocab int
-	scratch    []float32
+	f32              []float32
+	f16              []uint16
+	seq, skip, vocab int
+	scratch          []float32
 }
 
-// row returns the logits at (b, s). The slice is valid until the next call.
+// row returns the logits at (b, s), s counted from the row's first
+// position (skipped ones included). The slice is valid until the next
+// call.
 func (v *logitsView) row(b, s int) []float32 {
+	s -= v.skip
+	if s < 0 {
+		panic("onnx: reading logits at a position the call did not keep")
+	}
 	off := (b*v.seq + s) * v.vocab
 	if v.f32 != nil {
 		return v.f32[off : off+v.vocab]

@@ -1,0 +1,68 @@
+package onnx
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLogitsToKeep runs a left-padded batch through exports with a
+// logits-to-keep input: asked for the last k positions, the call returns
+// exactly those (equal to the reference), and k = 0 returns every one.
+func TestLogitsToKeep(t *testing.T) {
+	for name, input := range map[string]string{"keep": "num_logits_to_keep", "keep-merged": "logits_to_keep"} {
+		t.Run(name, func(t *testing.T) {
+			ref := fixture(t, name)
+			m := open(t, ref.Dir, Options{})
+			require.Equal(t, input, m.spec.keepInput)
+			require.Equal(t, input, m.spec.inputs[len(m.spec.inputs)-1])
+			var rows []stageRow
+			for i, n := range []int{7, 4, 6} {
+				rows = append(rows, stageRow{tokens: ids(n, ref.Config.Vocab, 40+i)})
+			}
+			for _, keep := range []int{0, 1, 3, 7, 9} {
+				st := m.leftPadded(rows, 7)
+				st.keep = keep
+				view, err := m.runners[0].run(st, nil)
+				require.NoError(t, err)
+				kept := keep
+				if keep == 0 || keep > 7 {
+					kept = 7
+				}
+				assert.Equal(t, []int{kept, 7 - kept}, []int{view.seq, view.skip}, "keep %d", keep)
+				assert.Len(t, view.f32, len(rows)*kept*ref.Config.Vocab, "keep %d: logits computed", keep)
+				for b, row := range rows {
+					want := ref.Logits(row.tokens)
+					pad := 7 - len(row.tokens)
+					for p := max(0, 7-kept-pad); p < len(row.tokens); p++ {
+						assert.LessOrEqualf(t, maxDiff(want[p], view.row(b, pad+p)), tol, "keep %d row %d position %d", keep, b, p)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestLogitsToKeepIgnoredWithoutInput: an export without the input
+// computes every position whatever the call keeps.
+func TestLogitsToKeepIgnoredWithoutInput(t *testing.T) {
+	m := open(t, fixture(t, "llama-gqa").Dir, Options{})
+	st := m.leftPadded([]stageRow{{tokens: ids(5, 512, 1)}}, 5)
+	st.keep = 1
+	view, err := m.runners[0].run(st, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []int{5, 0}, []int{view.seq, view.skip})
+}
+
+func TestFirstTarget(t *testing.T) {
+	rows := []stageRow{
+		{tokens: make([]int, 6), targets: []target{{pos: 4}, {pos: 5}}},
+		{tokens: make([]int, 3), targets: []target{{pos: 2}}},
+		{tokens: make([]int, 8), targets: []target{{pos: 7}}},
+	}
+	// Row 0 starts at padded position 2 and scores from 2+4 = 6; row 1
+	// from 5+2 = 7; row 2 from 7.
+	assert.Equal(t, 6, firstTarget(rows, 8))
+	assert.Equal(t, 8, firstTarget([]stageRow{{tokens: make([]int, 3)}}, 8), "no targets: nothing needed")
+}
