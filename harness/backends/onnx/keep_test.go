@@ -44,10 +44,12 @@ func TestLogitsToKeep(t *testing.T) {
 	}
 }
 
-// TestLogitsToKeepIgnoredWithoutInput: an export without the input
-// computes every position whatever the call keeps.
-func TestLogitsToKeepIgnoredWithoutInput(t *testing.T) {
-	m := open(t, fixture(t, "llama-gqa").Dir, Options{})
+// TestLogitsKeptWhole: an export without the input whose head cannot be
+// split off (a merged decoder) computes every position whatever the call
+// keeps.
+func TestLogitsKeptWhole(t *testing.T) {
+	m := open(t, fixture(t, "merged").Dir, Options{})
+	require.Nil(t, m.runners[0].head)
 	st := m.leftPadded([]stageRow{{tokens: ids(5, 512, 1)}}, 5)
 	st.keep = 1
 	view, err := m.runners[0].run(st, nil)

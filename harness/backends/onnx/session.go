@@ -36,6 +36,12 @@ func readIO(path string) (ins, outs []ort.InputOutputInfo, err error) {
 type runner struct {
 	sess *ort.DynamicAdvancedSession
 	spec *ioSpec
+	// head is set when the model is split at its LM head (headsplit.go):
+	// sess then outputs hidden states, and head turns the rows a call
+	// keeps into logits.
+	head          *ort.DynamicAdvancedSession
+	split         *headSplit
+	hidden, rowsH []byte
 
 	logits  []byte
 	discard *kvCache // present outputs the caller does not keep
@@ -44,31 +50,56 @@ type runner struct {
 	kvA, kvB *kvCache
 }
 
-func newRunner(path string, spec *ioSpec, provider string, deviceID, threads int) (*runner, error) {
-	so, err := ort.NewSessionOptions()
+// newRunner opens the model at path, or its split when split is set.
+func newRunner(path string, spec *ioSpec, split *headSplit, provider string, deviceID, threads int) (*runner, error) {
+	so, err := sessionOptions(provider, deviceID, threads)
 	if err != nil {
 		return nil, err
 	}
 	defer so.Destroy()
+	r := &runner{spec: spec, split: split, discard: newKVCache(spec), kvA: newKVCache(spec), kvB: newKVCache(spec)}
+	if split == nil {
+		r.sess, err = ort.NewDynamicAdvancedSession(path, spec.inputs, spec.outputs, so)
+		if err != nil {
+			return nil, fmt.Errorf("ONNX Runtime cannot create a session for %s: %w", path, err)
+		}
+		return r, nil
+	}
+	outputs := append([]string{splitHidden}, spec.outputs[1:]...)
+	if r.sess, err = ort.NewDynamicAdvancedSessionWithONNXData(split.body, spec.inputs, outputs, so); err != nil {
+		return nil, fmt.Errorf("ONNX Runtime cannot create a session for %s's body: %w", path, err)
+	}
+	if r.head, err = ort.NewDynamicAdvancedSessionWithONNXData(split.head, []string{split.hidden}, []string{outLogits}, so); err != nil {
+		r.close()
+		return nil, fmt.Errorf("ONNX Runtime cannot create a session for %s's head: %w", path, err)
+	}
+	return r, nil
+}
+
+func sessionOptions(provider string, deviceID, threads int) (*ort.SessionOptions, error) {
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, err
+	}
 	if threads > 0 {
 		if err := so.SetIntraOpNumThreads(threads); err != nil {
+			so.Destroy()
 			return nil, err
 		}
 	}
 	if err := so.SetInterOpNumThreads(1); err != nil {
+		so.Destroy()
 		return nil, err
 	}
 	if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll); err != nil {
+		so.Destroy()
 		return nil, err
 	}
 	if err := useProvider(so, provider, deviceID); err != nil {
+		so.Destroy()
 		return nil, err
 	}
-	sess, err := ort.NewDynamicAdvancedSession(path, spec.inputs, spec.outputs, so)
-	if err != nil {
-		return nil, fmt.Errorf("ONNX Runtime cannot create a session for %s: %w", path, err)
-	}
-	return &runner{sess: sess, spec: spec, discard: newKVCache(spec), kvA: newKVCache(spec), kvB: newKVCache(spec)}, nil
+	return so, nil
 }
 
 // other returns the runner's cache that is not c.
@@ -80,12 +111,14 @@ func (r *runner) other(c *kvCache) *kvCache {
 }
 
 func (r *runner) close() error {
-	if r.sess == nil {
-		return nil
+	var errs []error
+	for _, sess := range []**ort.DynamicAdvancedSession{&r.sess, &r.head} {
+		if *sess != nil {
+			errs = append(errs, (*sess).Destroy())
+			*sess = nil
+		}
 	}
-	err := r.sess.Destroy()
-	r.sess = nil
-	return err
+	return errors.Join(errs...)
 }
 
 // step is one call of the model: rows × seq new tokens after past.
@@ -102,8 +135,8 @@ type step struct {
 
 // kept is how many positions of each row the logits cover: the last keep
 // where the model can skip the rest, else all seq.
-func (s *step) kept(spec *ioSpec) int {
-	if spec.keepInput == "" || s.keep <= 0 || s.keep > s.seq {
+func (s *step) kept(canSkip bool) int {
+	if !canSkip || s.keep <= 0 || s.keep > s.seq {
 		return s.seq
 	}
 	return s.keep
@@ -175,7 +208,7 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 			return nil, err
 		}
 	}
-	kept := st.kept(spec)
+	kept := st.kept(spec.keepInput != "" || r.head != nil)
 	if spec.keepInput != "" {
 		if err := add(ort.NewScalar(int64(kept))); err != nil {
 			return nil, err
@@ -185,7 +218,12 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 
 	le := elemSize(spec.logitsType)
 	r.logits = grow(r.logits, st.rows*kept*spec.vocab*le)
-	if err := add(ort.NewCustomDataTensor(ort.NewShape(rows, int64(kept), int64(spec.vocab)), r.logits, spec.logitsType)); err != nil {
+	if r.head != nil {
+		r.hidden = grow(r.hidden, st.rows*st.seq*r.split.width*r.split.hiddenSize())
+		if err := add(ort.NewCustomDataTensor(ort.NewShape(rows*seq, int64(r.split.width)), r.hidden, r.split.hiddenType())); err != nil {
+			return nil, err
+		}
+	} else if err := add(ort.NewCustomDataTensor(ort.NewShape(rows, int64(kept), int64(spec.vocab)), r.logits, spec.logitsType)); err != nil {
 		return nil, err
 	}
 	if spec.layers > 0 {
@@ -202,6 +240,11 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 	if err := r.sess.Run(values[:nIn], values[nIn:]); err != nil {
 		return nil, fmt.Errorf("ONNX Runtime: %w", err)
 	}
+	if r.head != nil {
+		if err := r.runHead(st.rows, st.seq, kept); err != nil {
+			return nil, err
+		}
+	}
 	r.view = logitsView{seq: kept, skip: st.seq - kept, vocab: spec.vocab, scratch: r.view.scratch}
 	if spec.logitsType == ort.TensorElementDataTypeFloat16 {
 		r.view.f16 = asUint16(r.logits)
@@ -209,4 +252,31 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 		r.view.f32 = asFloat32(r.logits)
 	}
 	return &r.view, nil
+}
+
+// runHead applies the split head to the last kept positions of each row
+// of the hidden states the body just wrote, filling r.logits as the whole
+// model would for those positions.
+func (r *runner) runHead(rows, seq, kept int) error {
+	rowBytes := r.split.width * r.split.hiddenSize()
+	r.rowsH = grow(r.rowsH, rows*kept*rowBytes)
+	for b := 0; b < rows; b++ {
+		src := r.hidden[(b*seq+seq-kept)*rowBytes : (b+1)*seq*rowBytes]
+		copy(r.rowsH[b*kept*rowBytes:], src)
+	}
+	n := int64(rows * kept)
+	in, err := ort.NewCustomDataTensor(ort.NewShape(n, int64(r.split.width)), r.rowsH, r.split.hiddenType())
+	if err != nil {
+		return err
+	}
+	defer in.Destroy()
+	out, err := ort.NewCustomDataTensor(ort.NewShape(n, int64(r.spec.vocab)), r.logits, r.spec.logitsType)
+	if err != nil {
+		return err
+	}
+	defer out.Destroy()
+	if err := r.head.Run([]ort.Value{in}, []ort.Value{out}); err != nil {
+		return fmt.Errorf("ONNX Runtime (LM head): %w", err)
+	}
+	return nil
 }
