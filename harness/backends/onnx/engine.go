@@ -27,10 +27,14 @@ import (
 // time per 32 requests, several runs on a busy machine) one forward per
 // request took 475-545 ms, whole sequences batched 510 ms (per-token cost
 // hardly falls with batch size on the CPU), and this plan 125-180 ms
-// (3-4.2x). ONNX Runtime still computes logits at every context position,
-// which is most of what stage 1 costs, so the gain stays near the ratio of
-// tokens computed. Cached generation of 20 tokens beats recomputing every
-// step about 9x.
+// (3-4.2x). Cached generation of 20 tokens beats recomputing every step
+// about 9x. Stage 1 asks only for the logits at and after its first
+// scored position (step.keep): an export with a logits-to-keep input
+// computes just those, and other models run their LM head split off
+// (headsplit.go) on those rows only. On the perf fixture, whose head is
+// most of a position's cost, that cut the CPU time of
+// BenchmarkScoreCached by 1.4-1.7x and of BenchmarkGenerateCached by
+// 1.2-2x (two runs on a busy machine).
 // BenchmarkScoreCached, BenchmarkScoreNaive, BenchmarkScoreBatchedFull and
 // `make perf` measure it.
 

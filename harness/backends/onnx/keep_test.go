@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -67,4 +68,23 @@ func TestFirstTarget(t *testing.T) {
 	// from 5+2 = 7; row 2 from 7.
 	assert.Equal(t, 6, firstTarget(rows, 8))
 	assert.Equal(t, 8, firstTarget([]stageRow{{tokens: make([]int, 3)}}, 8), "no targets: nothing needed")
+}
+
+// TestCallsKeepOnlyWhatTheyRead: generation's prefill computes logits at
+// the last position only, and a lone scored sequence at its scored
+// positions only, through the export's input or the split head.
+func TestCallsKeepOnlyWhatTheyRead(t *testing.T) {
+	for _, name := range []string{"keep", "llama-gqa"} {
+		t.Run(name, func(t *testing.T) {
+			m := open(t, fixture(t, name).Dir, Options{})
+			r := m.runners[0]
+			_, err := m.decodeSeqs(context.Background(), []genSeq{{prompt: ids(6, 512, 1), maxNew: 1}}, nil)
+			require.NoError(t, err)
+			assert.Equal(t, []int{1, 5}, []int{r.view.seq, r.view.skip}, "prefill")
+
+			_, err = m.scoreSeqs(context.Background(), []scoreSeq{{tokens: ids(8, 512, 2), n: 2}})
+			require.NoError(t, err)
+			assert.Equal(t, []int{2, 5}, []int{r.view.seq, r.view.skip}, "scoring: 7 positions run, the last 2 scored")
+		})
+	}
 }

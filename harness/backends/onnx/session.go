@@ -216,14 +216,7 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 	}
 	nIn := len(values)
 
-	le := elemSize(spec.logitsType)
-	r.logits = grow(r.logits, st.rows*kept*spec.vocab*le)
-	if r.head != nil {
-		r.hidden = grow(r.hidden, st.rows*st.seq*r.split.width*r.split.hiddenSize())
-		if err := add(ort.NewCustomDataTensor(ort.NewShape(rows*seq, int64(r.split.width)), r.hidden, r.split.hiddenType())); err != nil {
-			return nil, err
-		}
-	} else if err := add(ort.NewCustomDataTensor(ort.NewShape(rows, int64(kept), int64(spec.vocab)), r.logits, spec.logitsType)); err != nil {
+	if err := add(r.firstOutput(st, kept)); err != nil {
 		return nil, err
 	}
 	if spec.layers > 0 {
@@ -252,6 +245,17 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 		r.view.f32 = asFloat32(r.logits)
 	}
 	return &r.view, nil
+}
+
+// firstOutput is where the session writes its first output: logits
+// [rows, kept, vocab], or a split body's hidden states [rows·seq, width].
+func (r *runner) firstOutput(st *step, kept int) (ort.Value, error) {
+	r.logits = grow(r.logits, st.rows*kept*r.spec.vocab*elemSize(r.spec.logitsType))
+	if r.head == nil {
+		return ort.NewCustomDataTensor(ort.NewShape(int64(st.rows), int64(kept), int64(r.spec.vocab)), r.logits, r.spec.logitsType)
+	}
+	r.hidden = grow(r.hidden, st.rows*st.seq*r.split.width*r.split.hiddenSize())
+	return ort.NewCustomDataTensor(ort.NewShape(int64(st.rows*st.seq), int64(r.split.width)), r.hidden, r.split.hiddenType())
 }
 
 // runHead applies the split head to the last kept positions of each row
