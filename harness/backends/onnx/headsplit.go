@@ -116,10 +116,17 @@ const (
 
 // maxSplitBytes bounds the weights a split may hold: one ONNX protobuf
 // holds at most 2 GiB, and each half is written inline.
-const maxSplitBytes = 1900 << 20
+var maxSplitBytes int64 = 1900 << 20
+
+var errTooLarge = errors.New("the weights exceed what one ONNX protobuf holds (2 GiB), and each half of a split is written whole")
 
 // planHeadSplit cuts the model at path, or says why it cannot.
 func planHeadSplit(path string, vocab int) (*headSplit, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if st.Size() > maxSplitBytes {
+		return nil, errTooLarge
+	}
 	m, err := pb.ReadFile(path, pb.ReadOptions{})
 	if err != nil {
 		return nil, err
@@ -388,7 +395,7 @@ func inlineExternal(path string, m *pb.Model) error {
 			}
 			total += t.External.Length
 			if total > maxSplitBytes {
-				return errors.New("the weights exceed what one ONNX protobuf holds (2 GiB)")
+				return errTooLarge
 			}
 			raw, err := readExternal(filepath.Join(filepath.Dir(path), t.External.Location), t.External)
 			if err != nil {
@@ -398,7 +405,7 @@ func inlineExternal(path string, m *pb.Model) error {
 		}
 	}
 	if total > maxSplitBytes {
-		return errors.New("the weights exceed what one ONNX protobuf holds (2 GiB)")
+		return errTooLarge
 	}
 	return nil
 }

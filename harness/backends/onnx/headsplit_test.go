@@ -181,3 +181,15 @@ func TestMergedDecoderRunsWhole(t *testing.T) {
 	noteNoSplit(file, err)
 	assert.Equal(t, []string{"onnx: " + file + ": computing logits at every position, as the LM head cannot be split off: logits come from an If (a merged decoder), whose branches each hold the head"}, lines)
 }
+
+// TestHeadSplitTooLarge: a model whose halves could not be written as
+// single protobufs runs whole, whether its weights are inline or external.
+func TestHeadSplitTooLarge(t *testing.T) {
+	defer func(n int64) { maxSplitBytes = n }(maxSplitBytes)
+	maxSplitBytes = 4096
+	for _, name := range []string{"gpt2", "external"} {
+		_, err := planHeadSplit(fixture(t, name).File, 512)
+		assert.ErrorIs(t, err, errTooLarge, name)
+	}
+	assert.EqualError(t, errTooLarge, "the weights exceed what one ONNX protobuf holds (2 GiB), and each half of a split is written whole")
+}
