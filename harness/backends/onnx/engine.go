@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -29,9 +30,9 @@ import (
 // hardly falls with batch size on the CPU), and this plan 125-180 ms
 // (3-4.2x). Cached generation of 20 tokens beats recomputing every step
 // about 9x. Stage 1 asks only for the logits at and after its first
-// scored position (step.keep): an export with a logits-to-keep input
+// scored position (step.want): an export with a logits-to-keep input
 // computes just those, and other models run their LM head split off
-// (headsplit.go) on those rows only. On the perf fixture, whose head is
+// (headsplit.go) on the scored positions only. On the perf fixture, whose head is
 // most of a position's cost, that cut the CPU time of
 // BenchmarkScoreCached by 1.4-1.7x and of BenchmarkGenerateCached by
 // 1.2-2x (two runs on a busy machine).
@@ -236,7 +237,7 @@ func addScore(out []seqScore, t target, logits []float32) {
 func (m *Model) scoreBatch(r *runner, rows []stageRow, seqs []scoreSeq, out []seqScore) error {
 	width := len(rows[0].tokens)
 	st := m.leftPadded(rows, width)
-	st.keep = width - firstTarget(rows, width)
+	st.want = wantedPositions(rows, width)
 	var kv *kvCache
 	for _, row := range rows {
 		if row.keepKV {
@@ -260,17 +261,20 @@ func (m *Model) scoreBatch(r *runner, rows []stageRow, seqs []scoreSeq, out []se
 	return m.continueRows(r, rows, st, kv, seqs, out)
 }
 
-// firstTarget is the earliest padded position any row of a width-wide
-// call reads logits at; the logits before it are never needed.
-func firstTarget(rows []stageRow, width int) int {
-	first := width
-	for _, row := range rows {
+// wantedPositions lists, ascending and once each, the positions (b·width
+// + s) of a width-wide call whose logits some target reads.
+func wantedPositions(rows []stageRow, width int) []int {
+	var want []int
+	for b, row := range rows {
 		pad := width - len(row.tokens)
+		start := len(want)
 		for _, t := range row.targets {
-			first = min(first, pad+t.pos)
+			want = append(want, b*width+pad+t.pos)
 		}
+		slices.Sort(want[start:])
+		want = append(want[:start], slices.Compact(want[start:])...)
 	}
-	return first
+	return want
 }
 
 // leftPadded builds a stage-1 call: rows padded on the left to width,
@@ -354,6 +358,11 @@ func (m *Model) continueRows(r *runner, rows []stageRow, st1 *step, kv *kvCache,
 					st.ids[j] = int64(m.pad)
 					st.pos[j] = int64(ctxLen + k)
 				}
+			}
+		}
+		for i, c := range chunk {
+			for k := 0; k < seqs[c.seq].n-1; k++ {
+				st.want = append(st.want, i*seq+k) // padding is never read
 			}
 		}
 		kv.gather(sub, idx)

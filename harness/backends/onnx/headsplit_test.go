@@ -46,22 +46,20 @@ func TestHeadSplitMatchesWhole(t *testing.T) {
 			for i, n := range []int{7, 4, 6} {
 				rows = append(rows, stageRow{tokens: ids(n, fx.Config.Vocab, 60+i)})
 			}
-			for _, keep := range []int{0, 1, 3} {
+			for _, positions := range [][]int{nil, {6, 13, 20}, {3, 4, 9, 14, 15, 16, 20}} {
 				st := m.leftPadded(rows, 7)
 				want, err := whole.run(st, nil)
 				require.NoError(t, err)
-				st.keep = keep
+				st.want = positions
 				got, err := m.runners[0].run(st, nil)
 				require.NoError(t, err)
-				kept := keep
-				if keep == 0 {
-					kept = 7
+				if positions == nil {
+					positions = lastK(len(rows), 7, 7)
 				}
-				require.Equal(t, []int{kept, 7 - kept}, []int{got.seq, got.skip})
-				for b := range rows {
-					for p := 7 - kept; p < 7; p++ {
-						assert.LessOrEqualf(t, maxDiff(want.row(b, p), got.row(b, p)), splitTol, "keep %d row %d position %d", keep, b, p)
-					}
+				require.Equal(t, len(positions)*fx.Config.Vocab, len(got.f32)+len(got.f16), "logits computed only where asked")
+				for _, p := range positions {
+					b, s := p/7, p%7
+					assert.LessOrEqualf(t, maxDiff(want.row(b, s), got.row(b, s)), splitTol, "row %d position %d", b, s)
 				}
 			}
 		})
@@ -105,7 +103,7 @@ func TestHeadSplitGemm(t *testing.T) {
 	st := &step{rows: 2, seq: 3, ids: []int64{0, 1, 2, 3, 4, 5}}
 	want, err := whole.run(st, nil)
 	require.NoError(t, err)
-	st.keep = 2
+	st.want = lastK(2, 3, 2)
 	got, err := r.run(st, nil)
 	require.NoError(t, err)
 	for row := 0; row < 2; row++ {

@@ -3,6 +3,7 @@ package onnx
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -128,18 +129,32 @@ type step struct {
 	mask      []int64 // rows*(pastLen+seq), when the model takes a mask
 	pos       []int64 // rows*seq, when the model takes position_ids
 	past      *kvCache
-	// keep is how many of the last positions of each row the caller reads
-	// logits at; 0 means all. Models that can skip the others do.
-	keep int
+	// want lists the positions (b·seq+s, ascending, once each) whose
+	// logits the caller reads; nil means all. Models that can skip the
+	// others do: a logits-to-keep input computes every row's positions
+	// from the earliest wanted one on, a split head exactly the wanted ones.
+	want []int
 }
 
-// kept is how many positions of each row the logits cover: the last keep
-// where the model can skip the rest, else all seq.
-func (s *step) kept(canSkip bool) int {
-	if !canSkip || s.keep <= 0 || s.keep > s.seq {
+// keepLast is how many trailing positions of every row cover want.
+func (s *step) keepLast() int {
+	if len(s.want) == 0 {
 		return s.seq
 	}
-	return s.keep
+	first := s.seq
+	for _, p := range s.want {
+		first = min(first, p%s.seq)
+	}
+	return s.seq - first
+}
+
+// lastPositions wants each row's last position (the next token's logits).
+func (s *step) lastPositions() []int {
+	want := make([]int, s.rows)
+	for b := range want {
+		want[b] = (b+1)*s.seq - 1
+	}
+	return want
 }
 
 func (s *step) pastLen() int {
@@ -208,8 +223,9 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 			return nil, err
 		}
 	}
-	kept := st.kept(spec.keepInput != "" || r.head != nil)
+	kept := st.seq
 	if spec.keepInput != "" {
+		kept = st.keepLast()
 		if err := add(ort.NewScalar(int64(kept))); err != nil {
 			return nil, err
 		}
@@ -233,12 +249,12 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 	if err := r.sess.Run(values[:nIn], values[nIn:]); err != nil {
 		return nil, fmt.Errorf("ONNX Runtime: %w", err)
 	}
+	r.view = logitsView{seq: kept, skip: st.seq - kept, vocab: spec.vocab, scratch: r.view.scratch, index: r.view.index[:0]}
 	if r.head != nil {
-		if err := r.runHead(st.rows, st.seq, kept); err != nil {
+		if err := r.runHead(st); err != nil {
 			return nil, err
 		}
 	}
-	r.view = logitsView{seq: kept, skip: st.seq - kept, vocab: spec.vocab, scratch: r.view.scratch}
 	if spec.logitsType == ort.TensorElementDataTypeFloat16 {
 		r.view.f16 = asUint16(r.logits)
 	} else {
@@ -250,31 +266,43 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 // firstOutput is where the session writes its first output: logits
 // [rows, kept, vocab], or a split body's hidden states [rows·seq, width].
 func (r *runner) firstOutput(st *step, kept int) (ort.Value, error) {
-	r.logits = grow(r.logits, st.rows*kept*r.spec.vocab*elemSize(r.spec.logitsType))
 	if r.head == nil {
+		r.logits = grow(r.logits, st.rows*kept*r.spec.vocab*elemSize(r.spec.logitsType))
 		return ort.NewCustomDataTensor(ort.NewShape(int64(st.rows), int64(kept), int64(r.spec.vocab)), r.logits, r.spec.logitsType)
 	}
 	r.hidden = grow(r.hidden, st.rows*st.seq*r.split.width*r.split.hiddenSize())
 	return ort.NewCustomDataTensor(ort.NewShape(int64(st.rows*st.seq), int64(r.split.width)), r.hidden, r.split.hiddenType())
 }
 
-// runHead applies the split head to the last kept positions of each row
-// of the hidden states the body just wrote, filling r.logits as the whole
-// model would for those positions.
-func (r *runner) runHead(rows, seq, kept int) error {
+// runHead applies the split head to the hidden states the body just
+// wrote, at the positions st wants (all when it says none), and points
+// the view at them.
+func (r *runner) runHead(st *step) error {
+	all := st.rows * st.seq
 	rowBytes := r.split.width * r.split.hiddenSize()
-	r.rowsH = grow(r.rowsH, rows*kept*rowBytes)
-	for b := 0; b < rows; b++ {
-		src := r.hidden[(b*seq+seq-kept)*rowBytes : (b+1)*seq*rowBytes]
-		copy(r.rowsH[b*kept*rowBytes:], src)
+	rows := r.hidden[:all*rowBytes]
+	n := all
+	if st.want != nil {
+		n = len(st.want)
+		r.rowsH = grow(r.rowsH, n*rowBytes)
+		r.view.index = slices.Grow(r.view.index, all)[:all]
+		for p := range r.view.index {
+			r.view.index[p] = -1
+		}
+		for i, p := range st.want {
+			copy(r.rowsH[i*rowBytes:(i+1)*rowBytes], r.hidden[p*rowBytes:(p+1)*rowBytes])
+			r.view.index[p] = int32(i)
+		}
+		rows = r.rowsH[:n*rowBytes]
+		r.view.seq = st.seq
 	}
-	n := int64(rows * kept)
-	in, err := ort.NewCustomDataTensor(ort.NewShape(n, int64(r.split.width)), r.rowsH, r.split.hiddenType())
+	r.logits = grow(r.logits, n*r.spec.vocab*elemSize(r.spec.logitsType))
+	in, err := ort.NewCustomDataTensor(ort.NewShape(int64(n), int64(r.split.width)), rows, r.split.hiddenType())
 	if err != nil {
 		return err
 	}
 	defer in.Destroy()
-	out, err := ort.NewCustomDataTensor(ort.NewShape(n, int64(r.spec.vocab)), r.logits, r.spec.logitsType)
+	out, err := ort.NewCustomDataTensor(ort.NewShape(int64(n), int64(r.spec.vocab)), r.logits, r.spec.logitsType)
 	if err != nil {
 		return err
 	}
