@@ -29,13 +29,16 @@ import (
 // request took 475-545 ms, whole sequences batched 510 ms (per-token cost
 // hardly falls with batch size on the CPU), and this plan 125-180 ms
 // (3-4.2x). Cached generation of 20 tokens beats recomputing every step
-// about 9x. Stage 1 asks only for the logits at and after its first
-// scored position (step.want): an export with a logits-to-keep input
-// computes just those, and other models run their LM head split off
-// (headsplit.go) on the scored positions only. On the perf fixture, whose head is
-// most of a position's cost, that cut the CPU time of
-// BenchmarkScoreCached by 1.4-1.7x and of BenchmarkGenerateCached by
-// 1.2-2x (two runs on a busy machine).
+// about 9x. Every call asks only for the logits it reads (step.want):
+// stage 1 its targets, stage 2 the continuation tokens but not their
+// padding. An export with a logits-to-keep input computes each row's
+// trailing span that covers them; other models run their LM head split
+// off (headsplit.go) on exactly those positions. On the perf fixture,
+// whose head is most of a position's cost, that cut BenchmarkScoreCached's
+// CPU time 1.4-1.7x, BenchmarkGenerateCached's 1.1-1.3x and
+// BenchmarkGenerateRecompute's 2.6-3x, and a whole μBench run
+// (BenchmarkMicrobenchBatched) took 1.3-1.6x less wall time (three runs
+// of each, before and after, alternating on a busy machine).
 // BenchmarkScoreCached, BenchmarkScoreNaive, BenchmarkScoreBatchedFull and
 // `make perf` measure it.
 

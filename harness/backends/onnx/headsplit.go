@@ -23,7 +23,7 @@ import (
 // SmolLM2-135M and Qwen2.5-0.5B, more on the perf fixture). So at load
 // the graph becomes two: the body (everything up to the head's input,
 // reshaped to [rows, width] hidden states, and the cache) and the head
-// (hidden rows → logits), which runs only on the rows a call keeps.
+// (hidden rows → logits), which runs only on the positions a call reads.
 
 // headSplit is a model cut in two, serialised for ONNX Runtime.
 type headSplit struct {
