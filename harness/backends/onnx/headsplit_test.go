@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	pb "github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
+	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/internal/testenv"
 )
 
@@ -190,4 +192,49 @@ func TestHeadSplitTooLarge(t *testing.T) {
 		assert.ErrorIs(t, err, errTooLarge, name)
 	}
 	assert.EqualError(t, errTooLarge, "the weights exceed what one ONNX protobuf holds (2 GiB), and each half of a split is written whole")
+}
+
+// TestHeadSplitKeepsResults: generation and scoring through the split
+// head give the whole model's texts, token counts and greedy flags, and
+// log-probabilities within splitTol.
+func TestHeadSplitKeepsResults(t *testing.T) {
+	prompts := []string{"The cat sat on the mat.", "Hello", "A longer prompt, with more words in it than the others.", "Why?"}
+	llReqs := []lm.LLRequest{
+		{Context: "The cat sat on the", Continuation: " mat"},
+		{Context: "The cat sat on the", Continuation: " hat, and then it slept"},
+		{Context: "Question: what is two plus two? Answer:", Continuation: " four"},
+		{Context: "", Continuation: "Once upon a time"},
+	}
+	var reqs []lm.GenerateRequest
+	for _, p := range prompts {
+		reqs = append(reqs, lm.GenerateRequest{Prompt: p, MaxNewTokens: 12})
+	}
+	for _, name := range []string{"llama-tied", "gpt2", "fp16"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			m := open(t, fixture(t, name).Dir, Options{})
+			require.NotNil(t, m.runners[0].head)
+			split, err := m.Generate(ctx, reqs)
+			require.NoError(t, err)
+			splitLL, err := m.LogLikelihood(ctx, llReqs, lm.ScoreOptions{})
+			require.NoError(t, err)
+
+			// The same model with its session replaced by the whole file's.
+			whole := wholeRunner(t, m)
+			<-m.pool
+			m.pool <- whole
+			want, err := m.Generate(ctx, reqs)
+			require.NoError(t, err)
+			wantLL, err := m.LogLikelihood(ctx, llReqs, lm.ScoreOptions{})
+			require.NoError(t, err)
+			for i := range reqs {
+				assert.Equal(t, want[i].Text, split[i].Text, "prompt %d", i)
+				assert.Equal(t, want[i].OutputTokens, split[i].OutputTokens, "prompt %d", i)
+			}
+			for i := range llReqs {
+				assert.InDelta(t, wantLL[i].LogProb, splitLL[i].LogProb, splitTol, "request %d", i)
+				assert.Equal(t, wantLL[i].IsGreedy, splitLL[i].IsGreedy, "request %d", i)
+			}
+		})
+	}
 }
