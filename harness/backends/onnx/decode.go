@@ -87,6 +87,7 @@ func (m *Model) decodeBatch(ctx context.Context, r *runner, idx []int, seqs []ge
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		st.want = st.lastPositions()
 		view, err := r.run(st, present)
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -27,10 +28,17 @@ import (
 // time per 32 requests, several runs on a busy machine) one forward per
 // request took 475-545 ms, whole sequences batched 510 ms (per-token cost
 // hardly falls with batch size on the CPU), and this plan 125-180 ms
-// (3-4.2x). ONNX Runtime still computes logits at every context position,
-// which is most of what stage 1 costs, so the gain stays near the ratio of
-// tokens computed. Cached generation of 20 tokens beats recomputing every
-// step about 9x.
+// (3-4.2x). Cached generation of 20 tokens beats recomputing every step
+// about 9x. Every call asks only for the logits it reads (step.want):
+// stage 1 its targets, stage 2 the continuation tokens but not their
+// padding. An export with a logits-to-keep input computes each row's
+// trailing span that covers them; other models run their LM head split
+// off (headsplit.go) on exactly those positions. On the perf fixture,
+// whose head is most of a position's cost, that cut BenchmarkScoreCached's
+// CPU time 1.4-1.7x, BenchmarkGenerateCached's 1.1-1.3x and
+// BenchmarkGenerateRecompute's 2.6-3x, and a whole μBench run
+// (BenchmarkMicrobenchBatched) took 1.3-1.6x less wall time (three runs
+// of each, before and after, alternating on a busy machine).
 // BenchmarkScoreCached, BenchmarkScoreNaive, BenchmarkScoreBatchedFull and
 // `make perf` measure it.
 
@@ -232,6 +240,7 @@ func addScore(out []seqScore, t target, logits []float32) {
 func (m *Model) scoreBatch(r *runner, rows []stageRow, seqs []scoreSeq, out []seqScore) error {
 	width := len(rows[0].tokens)
 	st := m.leftPadded(rows, width)
+	st.want = wantedPositions(rows, width)
 	var kv *kvCache
 	for _, row := range rows {
 		if row.keepKV {
@@ -253,6 +262,22 @@ func (m *Model) scoreBatch(r *runner, rows []stageRow, seqs []scoreSeq, out []se
 		return nil
 	}
 	return m.continueRows(r, rows, st, kv, seqs, out)
+}
+
+// wantedPositions lists, ascending and once each, the positions (b·width
+// + s) of a width-wide call whose logits some target reads.
+func wantedPositions(rows []stageRow, width int) []int {
+	var want []int
+	for b, row := range rows {
+		pad := width - len(row.tokens)
+		start := len(want)
+		for _, t := range row.targets {
+			want = append(want, b*width+pad+t.pos)
+		}
+		slices.Sort(want[start:])
+		want = append(want[:start], slices.Compact(want[start:])...)
+	}
+	return want
 }
 
 // leftPadded builds a stage-1 call: rows padded on the left to width,
@@ -336,6 +361,11 @@ func (m *Model) continueRows(r *runner, rows []stageRow, st1 *step, kv *kvCache,
 					st.ids[j] = int64(m.pad)
 					st.pos[j] = int64(ctxLen + k)
 				}
+			}
+		}
+		for i, c := range chunk {
+			for k := 0; k < seqs[c.seq].n-1; k++ {
+				st.want = append(st.want, i*seq+k) // padding is never read
 			}
 		}
 		kv.gather(sub, idx)

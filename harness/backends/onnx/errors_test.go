@@ -71,6 +71,16 @@ func TestDiscoverIO(t *testing.T) {
 	spec, err = discoverIO("m.onnx", ins, outs, modelConfig{KVHeads: 2, HeadDim: 16, Vocab: 600})
 	require.NoError(t, err)
 	assert.Equal(t, []int{2, 16, 600}, []int{spec.kvHeads, spec.headDim, spec.vocab})
+
+	// The logits-to-keep input, under either name, is fed last.
+	for _, name := range []string{"num_logits_to_keep", "logits_to_keep"} {
+		ins, outs = decoderIO()
+		ins = append([]ort.InputOutputInfo{tensorInfo(name, i64)}, ins...)
+		spec, err = discoverIO("m.onnx", ins, outs, modelConfig{Layers: 2, KVHeads: 2, HeadDim: 16, Vocab: 512})
+		require.NoError(t, err)
+		assert.Equal(t, name, spec.keepInput)
+		assert.Equal(t, name, spec.inputs[len(spec.inputs)-1])
+	}
 }
 
 func TestDiscoverIOErrors(t *testing.T) {
@@ -98,7 +108,7 @@ func TestDiscoverIOErrors(t *testing.T) {
 		}, "m.onnx has no input_ids input (inputs: attention_mask, past_key_values.0.key, past_key_values.0.value, past_key_values.1.key, past_key_values.1.value, position_ids); it is not a Hugging Face causal-LM export"},
 		{"unknown input", func(ins, outs []ort.InputOutputInfo, _ *modelConfig) ([]ort.InputOutputInfo, []ort.InputOutputInfo) {
 			return append(ins, tensorInfo("pixel_values", f32, -1, 3, 224, 224)), outs
-		}, "m.onnx has inputs feather does not know how to feed: pixel_values (it feeds input_ids, attention_mask, position_ids, past_key_values.N.key/value and use_cache_branch); export with `optimum-cli export onnx --task text-generation-with-past`"},
+		}, "m.onnx has inputs feather does not know how to feed: pixel_values (it feeds input_ids, attention_mask, position_ids, past_key_values.N.key/value, use_cache_branch and num_logits_to_keep or logits_to_keep); export with `optimum-cli export onnx --task text-generation-with-past`"},
 		{"value without key", func(ins, outs []ort.InputOutputInfo, _ *modelConfig) ([]ort.InputOutputInfo, []ort.InputOutputInfo) {
 			return drop(ins, "past_key_values.1.key"), outs
 		}, "m.onnx: past_key_values.1.key is missing (the model has past_key_values.1.value)"},
@@ -130,6 +140,12 @@ func TestDiscoverIOErrors(t *testing.T) {
 			ins[0].DataType = ort.TensorElementDataTypeInt32
 			return ins, outs
 		}, "m.onnx: input_ids is int32; feather feeds int64 token ids as Hugging Face exports declare them"},
+		{"logits to keep not a scalar", func(ins, outs []ort.InputOutputInfo, _ *modelConfig) ([]ort.InputOutputInfo, []ort.InputOutputInfo) {
+			return append(ins, tensorInfo("num_logits_to_keep", i64, 1)), outs
+		}, "m.onnx: num_logits_to_keep is int64 of shape [1]; feather feeds it as transformers.js does, an int64 scalar"},
+		{"two logits to keep inputs", func(ins, outs []ort.InputOutputInfo, _ *modelConfig) ([]ort.InputOutputInfo, []ort.InputOutputInfo) {
+			return append(ins, tensorInfo("num_logits_to_keep", i64), tensorInfo("logits_to_keep", i64)), outs
+		}, "m.onnx has both num_logits_to_keep and logits_to_keep inputs; an export has one logits-to-keep input"},
 		{"mixed cache types", func(ins, outs []ort.InputOutputInfo, _ *modelConfig) ([]ort.InputOutputInfo, []ort.InputOutputInfo) {
 			ins[len(ins)-1].DataType = f16
 			return ins, outs

@@ -52,6 +52,9 @@ var modelConfigs = map[string]testmodel.Config{
 	"fp16":        {Arch: testmodel.Llama, KVHeads: 2, FP16: true, PositionIDs: true, Seed: 16},
 	"external":    {Arch: testmodel.GPT2, ExternalData: true, PositionIDs: true, Seed: 17},
 	"tied":        {Arch: testmodel.GPT2, TiedEmbeddings: true, PositionIDs: true, Seed: 18},
+	"llama-tied":  {Arch: testmodel.Llama, KVHeads: 2, TiedEmbeddings: true, PositionIDs: true, Seed: 24},
+	"keep":        {Arch: testmodel.Llama, KVHeads: 2, PositionIDs: true, LogitsToKeep: "num_logits_to_keep", Seed: 22},
+	"keep-merged": {Arch: testmodel.GPT2, Layout: testmodel.LayoutMerged, LogitsToKeep: "logits_to_keep", Seed: 23},
 	"chat": {Arch: testmodel.Llama, PositionIDs: true, Seed: 19,
 		ChatTemplate: "{% for m in messages %}<|begin_of_text|>{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}"},
 }

@@ -33,7 +33,7 @@ func reference(t *testing.T, name string) (*testmodel.Model, float64) {
 // forward path (left padding, mask, positions, empty cache) and compares
 // every real position with the Go reference forward.
 func TestForwardMatchesReference(t *testing.T) {
-	for _, name := range []string{"gpt2", "llama-gqa", "llama-nopos", "nopast", "merged", "fp16", "external", "tied"} {
+	for _, name := range []string{"gpt2", "llama-gqa", "llama-nopos", "nopast", "merged", "fp16", "external", "tied", "keep", "keep-merged"} {
 		t.Run(name, func(t *testing.T) {
 			ref, tolerance := reference(t, name)
 			m := open(t, fixture(t, name).Dir, Options{})
@@ -67,7 +67,7 @@ func TestForwardMatchesReference(t *testing.T) {
 // recomputation at every step: the tokens must be identical, the logits
 // within tolerance of each other and of the reference.
 func TestDecodeCachedEqualsRecompute(t *testing.T) {
-	for _, name := range []string{"gpt2", "llama-gqa", "llama-nopos", "merged", "fp16"} {
+	for _, name := range []string{"gpt2", "llama-gqa", "llama-nopos", "merged", "fp16", "keep", "keep-merged"} {
 		t.Run(name, func(t *testing.T) {
 			ref, tolerance := reference(t, name)
 			m := open(t, fixture(t, name).Dir, Options{})
@@ -121,7 +121,7 @@ func TestBatchedEqualsSingle(t *testing.T) {
 		{Context: "", Continuation: "Once upon a time"},
 		{Context: "Hello", Continuation: " world"},
 	}
-	for _, name := range []string{"gpt2", "llama-gqa", "llama-nopos", "nopast", "merged"} {
+	for _, name := range []string{"gpt2", "llama-gqa", "llama-nopos", "nopast", "merged", "keep", "keep-merged"} {
 		t.Run(name, func(t *testing.T) {
 			dir := fixture(t, name).Dir
 			for _, budget := range []int{0, 16} {
@@ -163,7 +163,7 @@ func TestBatchedEqualsSingle(t *testing.T) {
 // reference forward on a random (not designed) model, with the cached
 // two-stage plan and without a cache.
 func TestScoreMatchesReference(t *testing.T) {
-	for _, name := range []string{"llama-gqa", "nopast", "gpt2"} {
+	for _, name := range []string{"llama-gqa", "nopast", "gpt2", "keep", "keep-merged"} {
 		t.Run(name, func(t *testing.T) {
 			ref := fixture(t, name)
 			m := open(t, ref.Dir, Options{})

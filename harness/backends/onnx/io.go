@@ -17,6 +17,11 @@ const (
 	inPositionIDs    = "position_ids"
 	inUseCacheBranch = "use_cache_branch"
 	outLogits        = "logits"
+	// The logits-to-keep input (an int64 scalar k; the model computes
+	// logits for the last k positions only, all of them when k is 0) under
+	// its name before and since transformers 4.49.
+	inNumLogitsToKeep = "num_logits_to_keep"
+	inLogitsToKeep    = "logits_to_keep"
 )
 
 var (
@@ -31,6 +36,8 @@ type ioSpec struct {
 	outputs []string
 
 	hasMask, hasPos, hasCacheBranch bool
+	// keepInput names the logits-to-keep input; "" when the export has none.
+	keepInput string
 	// layers is the number of past/present pairs; 0 for exports without a
 	// cache, which recompute the whole sequence each step.
 	layers           int
@@ -83,6 +90,10 @@ func discoverIO(path string, ins, outs []ort.InputOutputInfo, cfg modelConfig) (
 			}
 		case name == inUseCacheBranch:
 			s.hasCacheBranch = true
+		case name == inNumLogitsToKeep || name == inLogitsToKeep:
+			if err := s.setKeepInput(path, in); err != nil {
+				return nil, err
+			}
 		case pastRE.MatchString(name):
 			m := pastRE.FindStringSubmatch(name)
 			l, _ := strconv.Atoi(m[1])
@@ -104,7 +115,7 @@ func discoverIO(path string, ins, outs []ort.InputOutputInfo, cfg modelConfig) (
 		return nil, fmt.Errorf("%s has no input_ids input (inputs: %s); it is not a Hugging Face causal-LM export", path, strings.Join(infoNames(ins), ", "))
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("%s has inputs feather does not know how to feed: %s (it feeds input_ids, attention_mask, position_ids, past_key_values.N.key/value and use_cache_branch); export with `optimum-cli export onnx --task text-generation-with-past`", path, strings.Join(unknown, ", "))
+		return nil, fmt.Errorf("%s has inputs feather does not know how to feed: %s (it feeds input_ids, attention_mask, position_ids, past_key_values.N.key/value, use_cache_branch and num_logits_to_keep or logits_to_keep); export with `optimum-cli export onnx --task text-generation-with-past`", path, strings.Join(unknown, ", "))
 	}
 
 	s.layers = len(past)
@@ -196,7 +207,23 @@ func discoverIO(path string, ins, outs []ort.InputOutputInfo, cfg modelConfig) (
 		}
 		s.inputs = append(s.inputs, inUseCacheBranch)
 	}
+	if s.keepInput != "" {
+		s.inputs = append(s.inputs, s.keepInput)
+	}
 	return s, nil
+}
+
+// setKeepInput records the logits-to-keep input, which feather feeds as
+// transformers.js does: an int64 scalar.
+func (s *ioSpec) setKeepInput(path string, in *ort.InputOutputInfo) error {
+	switch {
+	case s.keepInput != "":
+		return fmt.Errorf("%s has both %s and %s inputs; an export has one logits-to-keep input", path, s.keepInput, in.Name)
+	case in.DataType != ort.TensorElementDataTypeInt64 || len(in.Dimensions) != 0:
+		return fmt.Errorf("%s: %s is %s of shape %v; feather feeds it as transformers.js does, an int64 scalar", path, in.Name, typeName(in.DataType), in.Dimensions)
+	}
+	s.keepInput = in.Name
+	return nil
 }
 
 // agree reconciles a size the ONNX file declares (<= 0 when symbolic) with

@@ -145,8 +145,9 @@ func Open(ctx context.Context, dir string, opt Options) (*Model, error) {
 	if threads == 0 && sessions > 1 {
 		threads = max(1, runtime.NumCPU()/sessions)
 	}
+	src := newSessionSource(file, spec)
 	for i := 0; i < sessions; i++ {
-		r, err := newRunner(file, spec, opt.Provider, opt.DeviceID, threads)
+		r, err := src.newRunner(opt.Provider, opt.DeviceID, threads)
 		if err != nil {
 			m.Close()
 			return nil, err

@@ -3,6 +3,7 @@ package onnx
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -36,6 +37,12 @@ func readIO(path string) (ins, outs []ort.InputOutputInfo, err error) {
 type runner struct {
 	sess *ort.DynamicAdvancedSession
 	spec *ioSpec
+	// head is set when the model is split at its LM head (headsplit.go):
+	// sess then outputs hidden states, and head turns the rows a call
+	// keeps into logits.
+	head          *ort.DynamicAdvancedSession
+	split         *headSplit
+	hidden, rowsH []byte
 
 	logits  []byte
 	discard *kvCache // present outputs the caller does not keep
@@ -44,31 +51,56 @@ type runner struct {
 	kvA, kvB *kvCache
 }
 
-func newRunner(path string, spec *ioSpec, provider string, deviceID, threads int) (*runner, error) {
-	so, err := ort.NewSessionOptions()
+// newRunner opens the model at path, or its split when split is set.
+func newRunner(path string, spec *ioSpec, split *headSplit, provider string, deviceID, threads int) (*runner, error) {
+	so, err := sessionOptions(provider, deviceID, threads)
 	if err != nil {
 		return nil, err
 	}
 	defer so.Destroy()
+	r := &runner{spec: spec, split: split, discard: newKVCache(spec), kvA: newKVCache(spec), kvB: newKVCache(spec)}
+	if split == nil {
+		r.sess, err = ort.NewDynamicAdvancedSession(path, spec.inputs, spec.outputs, so)
+		if err != nil {
+			return nil, fmt.Errorf("ONNX Runtime cannot create a session for %s: %w", path, err)
+		}
+		return r, nil
+	}
+	outputs := append([]string{splitHidden}, spec.outputs[1:]...)
+	if r.sess, err = ort.NewDynamicAdvancedSessionWithONNXData(split.body, spec.inputs, outputs, so); err != nil {
+		return nil, fmt.Errorf("ONNX Runtime cannot create a session for %s's body: %w", path, err)
+	}
+	if r.head, err = ort.NewDynamicAdvancedSessionWithONNXData(split.head, []string{split.hidden}, []string{outLogits}, so); err != nil {
+		r.close()
+		return nil, fmt.Errorf("ONNX Runtime cannot create a session for %s's head: %w", path, err)
+	}
+	return r, nil
+}
+
+func sessionOptions(provider string, deviceID, threads int) (*ort.SessionOptions, error) {
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, err
+	}
 	if threads > 0 {
 		if err := so.SetIntraOpNumThreads(threads); err != nil {
+			so.Destroy()
 			return nil, err
 		}
 	}
 	if err := so.SetInterOpNumThreads(1); err != nil {
+		so.Destroy()
 		return nil, err
 	}
 	if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll); err != nil {
+		so.Destroy()
 		return nil, err
 	}
 	if err := useProvider(so, provider, deviceID); err != nil {
+		so.Destroy()
 		return nil, err
 	}
-	sess, err := ort.NewDynamicAdvancedSession(path, spec.inputs, spec.outputs, so)
-	if err != nil {
-		return nil, fmt.Errorf("ONNX Runtime cannot create a session for %s: %w", path, err)
-	}
-	return &runner{sess: sess, spec: spec, discard: newKVCache(spec), kvA: newKVCache(spec), kvB: newKVCache(spec)}, nil
+	return so, nil
 }
 
 // other returns the runner's cache that is not c.
@@ -80,12 +112,14 @@ func (r *runner) other(c *kvCache) *kvCache {
 }
 
 func (r *runner) close() error {
-	if r.sess == nil {
-		return nil
+	var errs []error
+	for _, sess := range []**ort.DynamicAdvancedSession{&r.sess, &r.head} {
+		if *sess != nil {
+			errs = append(errs, (*sess).Destroy())
+			*sess = nil
+		}
 	}
-	err := r.sess.Destroy()
-	r.sess = nil
-	return err
+	return errors.Join(errs...)
 }
 
 // step is one call of the model: rows × seq new tokens after past.
@@ -95,6 +129,32 @@ type step struct {
 	mask      []int64 // rows*(pastLen+seq), when the model takes a mask
 	pos       []int64 // rows*seq, when the model takes position_ids
 	past      *kvCache
+	// want lists the positions (b·seq+s, ascending, once each) whose
+	// logits the caller reads; nil means all. Models that can skip the
+	// others do: a logits-to-keep input computes every row's positions
+	// from the earliest wanted one on, a split head exactly the wanted ones.
+	want []int
+}
+
+// keepLast is how many trailing positions of every row cover want.
+func (s *step) keepLast() int {
+	if len(s.want) == 0 {
+		return s.seq
+	}
+	first := s.seq
+	for _, p := range s.want {
+		first = min(first, p%s.seq)
+	}
+	return s.seq - first
+}
+
+// lastPositions wants each row's last position (the next token's logits).
+func (s *step) lastPositions() []int {
+	want := make([]int, s.rows)
+	for b := range want {
+		want[b] = (b+1)*s.seq - 1
+	}
+	return want
 }
 
 func (s *step) pastLen() int {
@@ -163,11 +223,16 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 			return nil, err
 		}
 	}
+	kept := st.seq
+	if spec.keepInput != "" {
+		kept = st.keepLast()
+		if err := add(ort.NewScalar(int64(kept))); err != nil {
+			return nil, err
+		}
+	}
 	nIn := len(values)
 
-	le := elemSize(spec.logitsType)
-	r.logits = grow(r.logits, st.rows*st.seq*spec.vocab*le)
-	if err := add(ort.NewCustomDataTensor(ort.NewShape(rows, seq, int64(spec.vocab)), r.logits, spec.logitsType)); err != nil {
+	if err := add(r.firstOutput(st, kept)); err != nil {
 		return nil, err
 	}
 	if spec.layers > 0 {
@@ -184,11 +249,66 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 	if err := r.sess.Run(values[:nIn], values[nIn:]); err != nil {
 		return nil, fmt.Errorf("ONNX Runtime: %w", err)
 	}
-	r.view = logitsView{seq: st.seq, vocab: spec.vocab, scratch: r.view.scratch}
+	r.view = logitsView{seq: kept, skip: st.seq - kept, vocab: spec.vocab, scratch: r.view.scratch, index: r.view.index[:0]}
+	if r.head != nil {
+		if err := r.runHead(st); err != nil {
+			return nil, err
+		}
+	}
 	if spec.logitsType == ort.TensorElementDataTypeFloat16 {
 		r.view.f16 = asUint16(r.logits)
 	} else {
 		r.view.f32 = asFloat32(r.logits)
 	}
 	return &r.view, nil
+}
+
+// firstOutput is where the session writes its first output: logits
+// [rows, kept, vocab], or a split body's hidden states [rows·seq, width].
+func (r *runner) firstOutput(st *step, kept int) (ort.Value, error) {
+	if r.head == nil {
+		r.logits = grow(r.logits, st.rows*kept*r.spec.vocab*elemSize(r.spec.logitsType))
+		return ort.NewCustomDataTensor(ort.NewShape(int64(st.rows), int64(kept), int64(r.spec.vocab)), r.logits, r.spec.logitsType)
+	}
+	r.hidden = grow(r.hidden, st.rows*st.seq*r.split.width*r.split.hiddenSize())
+	return ort.NewCustomDataTensor(ort.NewShape(int64(st.rows*st.seq), int64(r.split.width)), r.hidden, r.split.hiddenType())
+}
+
+// runHead applies the split head to the hidden states the body just
+// wrote, at the positions st wants (all when it says none), and points
+// the view at them.
+func (r *runner) runHead(st *step) error {
+	all := st.rows * st.seq
+	rowBytes := r.split.width * r.split.hiddenSize()
+	rows := r.hidden[:all*rowBytes]
+	n := all
+	if st.want != nil {
+		n = len(st.want)
+		r.rowsH = grow(r.rowsH, n*rowBytes)
+		r.view.index = slices.Grow(r.view.index, all)[:all]
+		for p := range r.view.index {
+			r.view.index[p] = -1
+		}
+		for i, p := range st.want {
+			copy(r.rowsH[i*rowBytes:(i+1)*rowBytes], r.hidden[p*rowBytes:(p+1)*rowBytes])
+			r.view.index[p] = int32(i)
+		}
+		rows = r.rowsH[:n*rowBytes]
+		r.view.seq = st.seq
+	}
+	r.logits = grow(r.logits, n*r.spec.vocab*elemSize(r.spec.logitsType))
+	in, err := ort.NewCustomDataTensor(ort.NewShape(int64(n), int64(r.split.width)), rows, r.split.hiddenType())
+	if err != nil {
+		return err
+	}
+	defer in.Destroy()
+	out, err := ort.NewCustomDataTensor(ort.NewShape(int64(n), int64(r.spec.vocab)), r.logits, r.spec.logitsType)
+	if err != nil {
+		return err
+	}
+	defer out.Destroy()
+	if err := r.head.Run([]ort.Value{in}, []ort.Value{out}); err != nil {
+		return fmt.Errorf("ONNX Runtime (LM head): %w", err)
+	}
+	return nil
 }

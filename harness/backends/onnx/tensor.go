@@ -62,16 +62,29 @@ func halfToFloat(h uint16) float32 {
 
 // logitsView reads rows of a [rows, seq, vocab] logits tensor, converting
 // float16 rows on demand so only the rows scoring needs are converted.
+// The tensor may cover only some positions: the last seq of each row,
+// skip positions before them having none; or, when index is set, the
+// positions it maps (b·seq+s, seq then counting every position) to their
+// row of logits, -1 for none.
 type logitsView struct {
-	f32        []float32
-	f16        []uint16
-	seq, vocab int
-	scratch    []float32
+	f32              []float32
+	f16              []uint16
+	seq, skip, vocab int
+	index            []int32
+	scratch          []float32
 }
 
-// row returns the logits at (b, s). The slice is valid until the next call.
+// row returns the logits at (b, s), s counted from the row's first
+// position. The slice is valid until the next call.
 func (v *logitsView) row(b, s int) []float32 {
-	off := (b*v.seq + s) * v.vocab
+	i := b*v.seq + s - v.skip
+	if len(v.index) > 0 {
+		i = int(v.index[b*v.seq+s])
+	}
+	if s < v.skip || i < 0 {
+		panic("onnx: reading logits at a position the call did not ask for")
+	}
+	off := i * v.vocab
 	if v.f32 != nil {
 		return v.f32[off : off+v.vocab]
 	}

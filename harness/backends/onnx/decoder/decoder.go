@@ -70,6 +70,10 @@ type Export struct {
 	Past        bool // past_key_values inputs and present outputs
 	Merged      bool // optimum's merged decoder: If on use_cache_branch
 	PositionIDs bool // a position_ids input; without it positions follow the mask
+	// LogitsToKeep, when set, names an int64 scalar input k (optimum's
+	// num_logits_to_keep or logits_to_keep): the head runs on the last k
+	// positions only, all of them when k is 0, as transformers slices.
+	LogitsToKeep string
 	// Emit, when set, may store a parameter its own way (testmodel's 8-bit
 	// variants): it returns the parameter's float32 value, or false to
 	// leave it to the default.
@@ -93,6 +97,7 @@ var (
 	dimSeq   = pb.P("sequence_length")
 	dimPast  = pb.P("past_sequence_length")
 	dimTotal = pb.P("past_sequence_length + sequence_length")
+	dimKept  = pb.P("logits_sequence_length")
 )
 
 // Graph builds the ONNX model of one file.
@@ -118,10 +123,15 @@ func Graph(a Arch, c Config, w map[string]*seeded.Tensor, e Export) *pb.Model {
 	if e.Merged {
 		b.Input("use_cache_branch", pb.Bool, pb.D(1))
 	}
+	logitsSeq := dimSeq
+	if e.LogitsToKeep != "" {
+		b.Input(e.LogitsToKeep, pb.Int64, []pb.Dim{}...) // a scalar
+		logitsSeq = dimKept
+	}
 	ws := &weights{b: b.Scope("weights"), a: a, c: c, w: w, e: e, memo: map[string]string{}}
 
 	outNames := []string{"logits"}
-	outShapes := [][]pb.Dim{{dimBatch, dimSeq, pb.D(int64(c.Vocab))}}
+	outShapes := [][]pb.Dim{{dimBatch, logitsSeq, pb.D(int64(c.Vocab))}}
 	if e.Past {
 		for i := 0; i < c.Layers; i++ {
 			for _, kv := range []string{"key", "value"} {
@@ -278,6 +288,11 @@ func (p *Pass) build(a Arch) []string {
 	p.bias = p.Op("Where", keep, b.Float(0), b.Float(-math.MaxFloat32))
 
 	x, presents := a.Forward(p, ids, pos)
+	if k := p.e.LogitsToKeep; k != "" {
+		// hidden[:, -k:, :]; -0 is 0, so k = 0 keeps every position.
+		start := p.unsqueeze(p.Op("Neg", k), 0)
+		x = p.Op("Slice", x, start, b.Ints(math.MaxInt64), b.Ints(1))
+	}
 	outs := []string{p.Op("MatMul", x, p.w.lmHead())}
 	if p.e.Past {
 		outs = append(outs, presents...)

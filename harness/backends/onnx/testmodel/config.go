@@ -79,6 +79,11 @@ type Config struct {
 	// PositionIDs adds the position_ids input; without it the graph derives
 	// positions from the attention mask (cumulative sum), as HF does.
 	PositionIDs bool
+	// LogitsToKeep adds an int64 scalar input of this name,
+	// "num_logits_to_keep" or "logits_to_keep": the LM head then runs on
+	// the last k positions only (all when k is 0), as in exports that
+	// offer it.
+	LogitsToKeep string
 	// FP16 stores the main file's weights, cache and logits in float16.
 	FP16 bool
 	// ExternalData stores large tensors in <file>_data beside each ONNX file.
@@ -158,6 +163,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("testmodel: RopeTheta and NormEps must be positive")
 	case !strings.HasSuffix(c.Layout, ".onnx") || path.IsAbs(c.Layout) || path.Clean(c.Layout) != c.Layout || strings.HasPrefix(c.Layout, ".."):
 		return fmt.Errorf("testmodel: Layout %q must be a relative path to a .onnx file such as %q, %q or %q", c.Layout, LayoutTransformersJS, LayoutRoot, LayoutMerged)
+	case c.LogitsToKeep != "" && c.LogitsToKeep != "num_logits_to_keep" && c.LogitsToKeep != "logits_to_keep":
+		return fmt.Errorf("testmodel: LogitsToKeep %q is not an input exports have; use \"num_logits_to_keep\" or \"logits_to_keep\"", c.LogitsToKeep)
 	case c.merged() && c.NoPast:
 		return fmt.Errorf("testmodel: Layout %q is the merged decoder, which has a cache by definition; drop NoPast", c.Layout)
 	}

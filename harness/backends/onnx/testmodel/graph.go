@@ -15,7 +15,7 @@ type export struct {
 
 // exportFor maps the config and a variant name to an export.
 func exportFor(c Config, variant string) export {
-	e := export{Export: decoder.Export{Half: c.FP16, Past: !c.NoPast, Merged: c.merged(), PositionIDs: c.PositionIDs}}
+	e := export{Export: decoder.Export{Half: c.FP16, Past: !c.NoPast, Merged: c.merged(), PositionIDs: c.PositionIDs, LogitsToKeep: c.LogitsToKeep}}
 	switch variant {
 	case "fp16":
 		e.Half = true

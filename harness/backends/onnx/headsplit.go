@@ -1,0 +1,560 @@
+package onnx
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	pb "github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
+)
+
+// This file cuts a decoder at its LM head when the export has no
+// logits-to-keep input. ONNX Runtime computes logits at every position,
+// but scoring reads them only at scored positions and generation's
+// prefill only at the last one; on small models the head is a large share
+// of the work (about a fifth to a quarter of a token's cost for
+// SmolLM2-135M and Qwen2.5-0.5B, more on the perf fixture). So at load
+// the graph becomes two: the body (everything up to the head's input,
+// reshaped to [rows, width] hidden states, and the cache) and the head
+// (hidden rows → logits), which runs only on the positions a call reads.
+
+// headSplit is a model cut in two, serialised for ONNX Runtime.
+type headSplit struct {
+	body, head []byte
+	// hidden is the head's input: the body's output of that name, and the
+	// head's input of the same name.
+	hidden string
+	dtype  pb.DataType
+	width  int // hidden size: the head's input has [rows, width]
+}
+
+// hiddenType is the hidden states' element type, as ONNX Runtime names it.
+func (s *headSplit) hiddenType() ort.TensorElementDataType {
+	if s.dtype == pb.Float16 {
+		return ort.TensorElementDataTypeFloat16
+	}
+	return ort.TensorElementDataTypeFloat
+}
+
+// hiddenSize is the byte size of one hidden element.
+func (s *headSplit) hiddenSize() int { return s.dtype.Size() }
+
+// sessionSource is what a model's runners are created from: the file, or
+// its split when the head could be cut off. A split ONNX Runtime refuses
+// falls back to the file.
+type sessionSource struct {
+	file  string
+	spec  *ioSpec
+	split *headSplit
+}
+
+// newSessionSource splits the model at file unless the export computes
+// only the logits asked for itself (a logits-to-keep input) or the split
+// is not possible, which it says once.
+func newSessionSource(file string, spec *ioSpec) *sessionSource {
+	src := &sessionSource{file: file, spec: spec}
+	if spec.keepInput != "" {
+		return src
+	}
+	split, err := planHeadSplit(file, spec.vocab)
+	if err != nil {
+		noteNoSplit(file, err)
+		return src
+	}
+	src.split = split
+	return src
+}
+
+func (s *sessionSource) newRunner(provider string, deviceID, threads int) (*runner, error) {
+	if s.split == nil {
+		return newRunner(s.file, s.spec, nil, provider, deviceID, threads)
+	}
+	r, splitErr := newRunner(s.file, s.spec, s.split, provider, deviceID, threads)
+	if splitErr == nil {
+		return r, nil
+	}
+	r, err := newRunner(s.file, s.spec, nil, provider, deviceID, threads)
+	if err != nil {
+		return nil, err // the model fails whole too: that is the error to report
+	}
+	noteNoSplit(s.file, splitErr)
+	s.split = nil
+	return r, nil
+}
+
+var (
+	// logf reports a model whose logits are computed at every position;
+	// tests replace it.
+	logf      = log.Printf
+	noSplitMu sync.Mutex
+	noSplit   = map[string]bool{}
+)
+
+// noteNoSplit says, once per file and process, that the model runs whole.
+func noteNoSplit(file string, why error) {
+	noSplitMu.Lock()
+	defer noSplitMu.Unlock()
+	if noSplit[file] {
+		return
+	}
+	noSplit[file] = true
+	logf("onnx: %s: computing logits at every position, as the LM head cannot be split off: %v", file, why)
+}
+
+// Names the split adds to the body graph.
+const (
+	splitHidden      = "feather_split_hidden"
+	splitHiddenShape = "feather_split_hidden_shape"
+)
+
+// maxSplitBytes bounds the weights a split may hold: one ONNX protobuf
+// holds at most 2 GiB, and each half is written inline.
+var maxSplitBytes int64 = 1900 << 20
+
+var errTooLarge = errors.New("the weights exceed what one ONNX protobuf holds (2 GiB), and each half of a split is written whole")
+
+// planHeadSplit cuts the model at path, or says why it cannot.
+func planHeadSplit(path string, vocab int) (*headSplit, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if st.Size() > maxSplitBytes {
+		return nil, errTooLarge
+	}
+	m, err := pb.ReadFile(path, pb.ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRoundTrip(m); err != nil {
+		return nil, err
+	}
+	g := m.Graph
+	h, err := findHead(g, vocab)
+	if err != nil {
+		return nil, err
+	}
+	if err := inlineExternal(path, m); err != nil {
+		return nil, err
+	}
+	body := bodyGraph(g, h)
+	head := headGraph(g, h)
+	s := &headSplit{hidden: h.input, dtype: h.dtype, width: h.width}
+	if s.body, err = marshalGraph(m, body); err != nil {
+		return nil, err
+	}
+	if s.head, err = marshalGraph(m, head); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func marshalGraph(m *pb.Model, g *pb.Graph) ([]byte, error) {
+	out := *m
+	out.Graph = g
+	return out.Marshal()
+}
+
+// lmHead is the recognised head: op (MatMul or Gemm) reads input, the
+// final hidden states, and weights computed from initializers only by
+// weightNodes; post (Identity, Cast, Reshape) leads from op to logits.
+type lmHead struct {
+	op          *pb.Node
+	input       string
+	weightNodes []*pb.Node
+	post        []*pb.Node // from op towards logits
+	dtype       pb.DataType
+	width       int
+}
+
+// findHead walks back from the logits output to the MatMul or Gemm that
+// computes them.
+func findHead(g *pb.Graph, vocab int) (*lmHead, error) {
+	producer := map[string]*pb.Node{}
+	for _, n := range g.Nodes {
+		for _, o := range n.Outputs {
+			producer[o] = n
+		}
+	}
+	h := &lmHead{}
+	cur := outLogits
+	for {
+		n := producer[cur]
+		if n == nil {
+			return nil, errors.New("no node of the main graph computes logits")
+		}
+		switch n.OpType {
+		case "Identity", "Cast", "Reshape":
+			h.post = append([]*pb.Node{n}, h.post...)
+			cur = n.Inputs[0]
+			continue
+		case "MatMul", "Gemm":
+			h.op = n
+		case "If":
+			return nil, errors.New("logits come from an If (a merged decoder), whose branches each hold the head")
+		default:
+			return nil, fmt.Errorf("logits come from %s, not from a MatMul or Gemm head", n.OpType)
+		}
+		break
+	}
+	if h.op.Domain != "" {
+		return nil, fmt.Errorf("the head is %s of domain %q, not ONNX's", h.op.OpType, h.op.Domain)
+	}
+	h.input = h.op.Inputs[0]
+	w := weightResolver{g: g, producer: producer, inits: initializerMap(g)}
+	wt, err := w.resolve(h.op.Inputs[1])
+	if err != nil {
+		return nil, fmt.Errorf("the head's weight: %w", err)
+	}
+	if h.op.OpType == "Gemm" && len(h.op.Inputs) > 2 && h.op.Inputs[2] != "" {
+		if _, err := w.resolve(h.op.Inputs[2]); err != nil {
+			return nil, fmt.Errorf("the head's bias: %w", err)
+		}
+	}
+	if len(wt.dims) != 2 {
+		return nil, fmt.Errorf("the head's weight has shape %v, not a matrix", wt.dims)
+	}
+	width, out := wt.dims[0], wt.dims[1]
+	if h.op.OpType == "Gemm" {
+		if attrInt(h.op, "transA", 0) != 0 {
+			return nil, errors.New("the head is a Gemm with transA, which no exporter writes")
+		}
+		if attrInt(h.op, "transB", 0) != 0 {
+			width, out = out, width
+		}
+	}
+	if int(out) != vocab {
+		return nil, fmt.Errorf("the head's weight has %d outputs, not the vocabulary's %d", out, vocab)
+	}
+	if wt.dtype != pb.Float && wt.dtype != pb.Float16 {
+		return nil, fmt.Errorf("the head computes in element type %d; float32 and float16 heads are split", wt.dtype)
+	}
+	h.weightNodes, h.dtype, h.width = w.nodes, wt.dtype, int(width)
+	return h, nil
+}
+
+func attrInt(n *pb.Node, name string, def int64) int64 {
+	for _, a := range n.Attrs {
+		if a.Name == name && a.Type == pb.AttrIntType {
+			return a.I
+		}
+	}
+	return def
+}
+
+func initializerMap(g *pb.Graph) map[string]*pb.Tensor {
+	out := map[string]*pb.Tensor{}
+	for _, t := range g.Initializers {
+		out[t.Name] = t
+	}
+	return out
+}
+
+// weightResolver follows a head's weight back to initializers through the
+// operators exports put there: Transpose (a tied head), Cast (float16
+// weights computed in float32), DequantizeLinear (8-bit weights),
+// Identity and Constant. nodes collects them in graph order.
+type weightResolver struct {
+	g        *pb.Graph
+	producer map[string]*pb.Node
+	inits    map[string]*pb.Tensor
+	nodes    []*pb.Node
+}
+
+type weightType struct {
+	dtype pb.DataType
+	dims  []int64
+}
+
+func (w *weightResolver) resolve(name string) (weightType, error) {
+	if t, ok := w.inits[name]; ok {
+		return weightType{t.DataType, t.Dims}, nil
+	}
+	n := w.producer[name]
+	if n == nil {
+		return weightType{}, fmt.Errorf("%s is a graph input, not a stored weight", name)
+	}
+	if n.Domain != "" {
+		return weightType{}, fmt.Errorf("%s comes from %s of domain %q", name, n.OpType, n.Domain)
+	}
+	var out weightType
+	switch n.OpType {
+	case "Constant":
+		for _, a := range n.Attrs {
+			if a.Name == "value" && a.T != nil {
+				out = weightType{a.T.DataType, a.T.Dims}
+			}
+		}
+		if out.dtype == 0 {
+			return out, fmt.Errorf("%s is a Constant without a tensor value", name)
+		}
+	case "Identity", "Cast", "Transpose", "DequantizeLinear":
+		for i, in := range n.Inputs {
+			if in == "" {
+				continue
+			}
+			t, err := w.resolve(in)
+			if err != nil {
+				return out, err
+			}
+			switch {
+			case i == 0:
+				out = t
+			case i == 1 && n.OpType == "DequantizeLinear":
+				out.dtype = t.dtype // the scale's type
+			}
+		}
+		var err error
+		if out, err = applyWeightOp(n, out); err != nil {
+			return out, err
+		}
+	default:
+		return out, fmt.Errorf("%s comes from %s; a split head's weight may pass only through Transpose, Cast, DequantizeLinear and Identity", name, n.OpType)
+	}
+	if !slices.Contains(w.nodes, n) {
+		w.nodes = append(w.nodes, n)
+	}
+	return out, nil
+}
+
+// applyWeightOp is the type and shape a weight operator produces.
+func applyWeightOp(n *pb.Node, in weightType) (weightType, error) {
+	switch n.OpType {
+	case "Cast":
+		in.dtype = pb.DataType(attrInt(n, "to", 0))
+	case "Transpose":
+		perm := []int64{1, 0}
+		for _, a := range n.Attrs {
+			if a.Name == "perm" {
+				perm = a.Ints
+			}
+		}
+		if len(in.dims) != 2 || !slices.Equal(perm, []int64{1, 0}) {
+			return in, fmt.Errorf("the weight's Transpose has perm %v on shape %v", perm, in.dims)
+		}
+		in.dims = []int64{in.dims[1], in.dims[0]}
+	}
+	return in, nil
+}
+
+// supportedAttrs are the attribute types onnxpb reads and writes back; a
+// model with any other cannot be rewritten faithfully.
+var supportedAttrs = []pb.AttrType{pb.AttrFloatType, pb.AttrIntType, pb.AttrStringType, pb.AttrTensorType,
+	pb.AttrGraphType, pb.AttrFloatsType, pb.AttrIntsType, pb.AttrGraphsType}
+
+// checkRoundTrip refuses models that onnxpb would not write back as they
+// are: attribute types it does not keep, tensors whose data sits in typed
+// fields rather than raw_data.
+func checkRoundTrip(m *pb.Model) error {
+	for _, g := range m.Graphs() {
+		for _, t := range g.Initializers {
+			if err := checkTensorData(t); err != nil {
+				return err
+			}
+		}
+		for _, n := range g.Nodes {
+			for _, a := range n.Attrs {
+				if !slices.Contains(supportedAttrs, a.Type) {
+					return fmt.Errorf("node %q has an attribute %q of type %d, which the graph rewriter does not keep", n.Name, a.Name, a.Type)
+				}
+				if a.T != nil {
+					if err := checkTensorData(a.T); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func checkTensorData(t *pb.Tensor) error {
+	if t.Raw == nil && t.External == nil && t.Elements()*int64(t.DataType.Size()) > 0 {
+		return fmt.Errorf("tensor %q keeps its data in a typed field, which the graph rewriter does not copy", t.Name)
+	}
+	if t.DataType.Size() == 0 {
+		return fmt.Errorf("tensor %q has element type %d, which the graph rewriter does not know", t.Name, t.DataType)
+	}
+	return nil
+}
+
+// inlineExternal reads every external tensor's data into the model, as
+// both halves are handed to ONNX Runtime from memory.
+func inlineExternal(path string, m *pb.Model) error {
+	var total int64
+	for _, g := range m.Graphs() {
+		for _, t := range g.Initializers {
+			total += int64(len(t.Raw))
+			if t.External == nil {
+				continue
+			}
+			total += t.External.Length
+			if total > maxSplitBytes {
+				return errTooLarge
+			}
+			raw, err := readExternal(filepath.Join(filepath.Dir(path), t.External.Location), t.External)
+			if err != nil {
+				return fmt.Errorf("reading %s's data: %w", t.Name, err)
+			}
+			t.Raw, t.External = raw, nil
+		}
+	}
+	if total > maxSplitBytes {
+		return errTooLarge
+	}
+	return nil
+}
+
+func readExternal(file string, e *pb.External) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	n := e.Length
+	if n == 0 { // the rest of the file, as onnx.proto allows
+		st, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		n = st.Size() - e.Offset
+	}
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, e.Offset); err != nil && !(errors.Is(err, io.EOF) && e.Length == 0) {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// bodyGraph is g without the head: its outputs are the head's input as
+// [rows, width] hidden states, then every output but logits; nodes and
+// initializers nothing needs any more are dropped.
+func bodyGraph(g *pb.Graph, h *lmHead) *pb.Graph {
+	shape := pb.Int64Tensor(splitHiddenShape, []int64{2}, []int64{-1, int64(h.width)})
+	reshape := &pb.Node{Name: "/feather/split/Reshape", OpType: "Reshape", Inputs: []string{h.input, splitHiddenShape}, Outputs: []string{splitHidden}}
+	out := &pb.Graph{Name: g.Name, Inputs: g.Inputs}
+	out.Outputs = append(out.Outputs, &pb.ValueInfo{Name: splitHidden, ElemType: h.dtype, Shape: []pb.Dim{pb.P("rows"), pb.D(int64(h.width))}})
+	for _, o := range g.Outputs {
+		if o.Name != outLogits {
+			out.Outputs = append(out.Outputs, o)
+		}
+	}
+	nodes := append(slices.Clone(g.Nodes), reshape)
+	inits := append(slices.Clone(g.Initializers), shape)
+	var want []string
+	for _, o := range out.Outputs {
+		want = append(want, o.Name)
+	}
+	out.Nodes, out.Initializers = liveNodes(nodes, inits, want)
+	out.ValueInfo = producedInfo(g.ValueInfo, out.Nodes)
+	return out
+}
+
+// headGraph computes logits [rows, vocab] from hidden rows [rows, width]:
+// the weight's nodes, the head, and the casts after it (reshapes dropped:
+// the rows are already flat).
+func headGraph(g *pb.Graph, h *lmHead) *pb.Graph {
+	nodes := slices.Clone(h.weightNodes)
+	nodes = append(nodes, h.op)
+	x := h.op.Outputs[0]
+	for _, n := range h.post {
+		if n.OpType == "Reshape" {
+			continue
+		}
+		c := *n
+		c.Inputs = append([]string{x}, n.Inputs[1:]...)
+		nodes = append(nodes, &c)
+		x = c.Outputs[0]
+	}
+	if x != outLogits {
+		nodes = append(nodes, &pb.Node{Name: "/feather/head/Identity", OpType: "Identity", Inputs: []string{x}, Outputs: []string{outLogits}})
+	}
+	logitsType := h.dtype
+	for _, o := range g.Outputs {
+		if o.Name == outLogits {
+			logitsType = o.ElemType
+		}
+	}
+	out := &pb.Graph{Name: g.Name + "_head"}
+	out.Inputs = []*pb.ValueInfo{{Name: h.input, ElemType: h.dtype, Shape: []pb.Dim{pb.P("rows"), pb.D(int64(h.width))}}}
+	out.Outputs = []*pb.ValueInfo{{Name: outLogits, ElemType: logitsType, Shape: []pb.Dim{pb.P("rows"), pb.P("vocab")}}}
+	out.Nodes, out.Initializers = liveNodes(nodes, g.Initializers, []string{outLogits})
+	return out
+}
+
+// liveNodes keeps, in order, the nodes the wanted values depend on and
+// the initializers they read (a node with subgraphs reads whatever its
+// subgraphs name).
+func liveNodes(nodes []*pb.Node, inits []*pb.Tensor, want []string) ([]*pb.Node, []*pb.Tensor) {
+	live := map[string]bool{}
+	for _, w := range want {
+		live[w] = true
+	}
+	keep := make([]bool, len(nodes))
+	for i := len(nodes) - 1; i >= 0; i-- {
+		n := nodes[i]
+		if !slices.ContainsFunc(n.Outputs, func(o string) bool { return live[o] }) {
+			continue
+		}
+		keep[i] = true
+		for _, in := range nodeReads(n) {
+			live[in] = true
+		}
+	}
+	var outNodes []*pb.Node
+	for i, n := range nodes {
+		if keep[i] {
+			outNodes = append(outNodes, n)
+		}
+	}
+	var outInits []*pb.Tensor
+	for _, t := range inits {
+		if live[t.Name] {
+			outInits = append(outInits, t)
+		}
+	}
+	return outNodes, outInits
+}
+
+// nodeReads is every value a node reads: its inputs and, for control
+// flow, every name its subgraphs' nodes read.
+func nodeReads(n *pb.Node) []string {
+	out := slices.Clone(n.Inputs)
+	for _, a := range n.Attrs {
+		subs := a.Graphs
+		if a.G != nil {
+			subs = append(subs, a.G)
+		}
+		for _, g := range subs {
+			for _, sn := range g.Nodes {
+				out = append(out, nodeReads(sn)...)
+			}
+			for _, o := range g.Outputs {
+				out = append(out, o.Name)
+			}
+		}
+	}
+	return out
+}
+
+// producedInfo keeps the value infos of values the nodes still produce.
+func producedInfo(infos []*pb.ValueInfo, nodes []*pb.Node) []*pb.ValueInfo {
+	made := map[string]bool{}
+	for _, n := range nodes {
+		for _, o := range n.Outputs {
+			made[o] = true
+		}
+	}
+	var out []*pb.ValueInfo
+	for _, v := range infos {
+		if made[v.Name] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
