@@ -79,10 +79,12 @@ var (
 	_ lm.Scorer    = (*Model)(nil)
 )
 
-// logitsBudget is the default size of one call's logits. ONNX Runtime
-// computes logits for every position, and on the CPU writing them costs
-// more than larger batches save: on the perf fixture, μBench's requests
-// took less CPU time with 512-token calls than with 2048-token ones.
+// logitsBudget is the default size of one call's logits, sized for a model
+// that runs whole and so computes logits at every position: on the CPU
+// writing them costs more than larger batches save (on the perf fixture,
+// μBench's requests took less CPU time with 512-token calls than with
+// 2048-token ones). A split head or a logits_to_keep input computes far
+// fewer; the budget has not been retuned for them.
 const logitsBudget = 64 << 20
 
 // Open loads the model folder dir.
