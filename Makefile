@@ -7,7 +7,7 @@ RESULTS   ?= results
 PKGS      ?= ./...
 TESTFLAGS ?= -timeout 60m
 
-.PHONY: all deps test bench vet fmt fmt-check perf goldens browser-deps report gate fuzz
+.PHONY: all deps test bench vet fmt fmt-check perf goldens goldens-deps browser-deps report gate fuzz
 
 all: test
 
@@ -40,7 +40,7 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 ## perf: optimized/naive benchmark pairs in one `go test -bench` run, printed as speedups, and the performance goals measured in the same run (BENCHTIME=3x; ONLY=harness/backends/onnx runs one package's pairs and goals)
-perf: deps
+perf: deps goldens-deps
 	@./scripts/perf.sh
 
 ## fuzz: every fuzz target in turn for FUZZTIME each (default 5m; ONLY=FuzzSSE runs one), one worker each; crashers land in the package's testdata/fuzz
@@ -48,9 +48,12 @@ fuzz:
 	@./scripts/fuzz.sh
 
 ## goldens: regenerate the golden files with Hugging Face's reference implementations (node, pinned in scripts/goldens, local folders only)
-goldens: deps
-	cd scripts/goldens && ONNXRUNTIME_NODE_INSTALL=skip npm ci --ignore-scripts
+goldens: deps goldens-deps
 	@set -e; cd scripts/goldens && for f in *.mjs; do echo "node scripts/goldens/$$f"; node "$$f"; done
+
+## goldens-deps: the pinned transformers.js and tokenizers install (scripts/goldens) that goldens and perf compare against
+goldens-deps:
+	cd scripts/goldens && ONNXRUNTIME_NODE_INSTALL=skip npm ci --ignore-scripts
 
 ## browser-deps: install Debian's chromium (report browser tests) and bubblewrap (sandbox for model-written code) when missing (needs root or sudo; otherwise it says what to install)
 browser-deps:

@@ -23,10 +23,20 @@ PAIRS="
 # The goals of issue #18: Featherbench's overhead over HTTP against a
 # provider that answers in 200 ms (wall time above ceil(trials/16) × 200
 # ms), and writing a finished run's summary and review page from 100,000
-# records; both from the fastest of the BENCHTIME runs.
+# records; both from the fastest of the BENCHTIME runs. Then feather
+# against transformers.js (scripts/goldens/perf.mjs; needs node and that
+# folder's pinned install) on the same μBench requests and Featherweight
+# prompts, on the perf fixture and a SmolLM2-135M-shaped one, as speedups
+# in CPU time with identical greedy text; and a full μBench run ÷ the time
+# to compute each of its distinct prefix tokens once on the same engine.
 GOALS="
 ./harness/suites/featherbench|BenchmarkFeatherbenchAPIOverhead|overhead-%|featherbench API overhead at concurrency 16: %.1f%% above the ideal wall time (goal < 2%%)
 ./harness/report|BenchmarkScaleSummaryHTML100k|best-s|summary + HTML from 100k records: %.1f s (goal < 5 s)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJS6L|score-x-tjs|scoring vs transformers.js, 6L fixture: %.1f× (goal ≥ 6×)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJS6L|gen-x-tjs|generation vs transformers.js, 6L fixture: %.1f× (goal ≥ 5×)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|score-x-tjs|scoring vs transformers.js, SmolLM2-135M-shaped fixture: %.1f× (goal ≥ 6×)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|gen-x-tjs|generation vs transformers.js, SmolLM2-135M-shaped fixture: %.1f× (goal ≥ 5×)
+./harness/suites/microbench/e2e|BenchmarkMicrobenchBound|x-bound|μBench ÷ distinct-prefix bound: %.2f× (goal ≤ 1.1×)
 "
 
 GO=${GO:-go}

@@ -1,0 +1,246 @@
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/feather-eval/feather/harness/backends/onnx"
+	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
+	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
+	"github.com/feather-eval/feather/harness/lm"
+	"github.com/feather-eval/feather/harness/suites/microbench"
+	"github.com/feather-eval/feather/internal/testenv"
+)
+
+// feather against transformers.js (scripts/goldens/perf.mjs, the pinned
+// install, local files only) on the same model folder and the same work:
+// μBench's scoring requests and Featherweight's prompts generated greedily
+// for 20 tokens. Both sides run ONNX Runtime on one intra-op thread and are
+// compared on process CPU time, which the shared machine disturbs far less
+// than wall time; each side is warmed up first. The reported figures are
+// speedups (transformers.js time ÷ feather time): score-x-tjs against the
+// better of transformers.js's one-request-at-a-time and batched-by-16
+// scoring, gen-x-tjs for generation (one prompt at a time, as its
+// generate() is used); the -wall variants are the same on wall time.
+// Greedy texts must be identical and log-likelihoods agree, else the
+// benchmark fails.
+
+// BenchmarkVsTransformersJS6L is the performance fixture (6 layers, d=256,
+// 32k vocabulary) on 512 of μBench's 3922 requests (whole questions,
+// spread over every task) and 8 prompts.
+func BenchmarkVsTransformersJS6L(b *testing.B) {
+	benchmarkVsTJS(b, perfFixture(b), tjsWork{score: 512, prompts: 8})
+}
+
+// BenchmarkVsTransformersJSSmolLM2 is the SmolLM2-135M-shaped fixture (30
+// layers, d=576, 49k vocabulary; about 20 times the perf fixture's cost
+// per token), on 64 requests and the same 8 prompts, so `make perf` stays
+// minutes long on two cores.
+func BenchmarkVsTransformersJSSmolLM2(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "smollm2")
+	if _, err := testmodel.Build(dir, testmodel.SmolLM2Fixture()); err != nil {
+		b.Fatal(err)
+	}
+	benchmarkVsTJS(b, dir, tjsWork{score: 64, prompts: 8})
+}
+
+// tjsWork sizes a comparison: how many μBench requests and Featherweight
+// prompts.
+type tjsWork struct{ score, prompts int }
+
+// tjsThreads is ONNX Runtime's intra-op thread count on both sides.
+const tjsThreads = 1
+
+// tjsBatch is transformers.js's scoring batch (besides one at a time).
+const tjsBatch = 16
+
+func benchmarkVsTJS(b *testing.B, dir string, size tjsWork) {
+	testenv.ORT(b)
+	node, script := tjsScript(b)
+	m, err := onnx.Open(context.Background(), dir, onnx.Options{Key: "perf", Threads: tjsThreads})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	tok, err := tokenizer.Load(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reqs := spread(microbenchRequests(b).reqs, size.score)
+	prompts := featherweightRequests(b, size.prompts)
+	work := tjsWorkload(tok, reqs, prompts)
+
+	fs := featherSide{m: m, reqs: reqs, prompts: prompts}
+	fs.run(b) // warm-up
+	var score, gen cost
+	for b.Loop() {
+		s, g := fs.run(b)
+		score, gen = score.least(s), gen.least(g)
+	}
+	b.StopTimer()
+
+	got := runTJS(b, node, script, dir, work)
+	fs.check(b, tok, got)
+	tjsScore := got.bestScore()
+	b.ReportMetric(ratio(tjsScore.cpu, score.cpu), "score-x-tjs")
+	b.ReportMetric(ratio(got.Generate.cost().cpu, gen.cpu), "gen-x-tjs")
+	b.ReportMetric(ratio(tjsScore.wall, score.wall), "score-x-tjs-wall")
+	b.ReportMetric(ratio(got.Generate.cost().wall, gen.wall), "gen-x-tjs-wall")
+	b.ReportMetric(float64(len(reqs)), "requests")
+	b.ReportMetric(float64(len(prompts)), "prompts")
+}
+
+func ratio(slow, fast time.Duration) float64 { return slow.Seconds() / fast.Seconds() }
+
+// tjsScript finds node and perf.mjs with its pinned install, or skips
+// (fails under make test's FEATHER_REQUIRE_DEPS) saying how to install it.
+func tjsScript(b *testing.B) (node, script string) {
+	b.Helper()
+	dir := filepath.Join(testenv.RepoRoot(), "scripts", "goldens")
+	node, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join(dir, "node_modules", "@huggingface", "transformers", "package.json"))
+	}
+	if err != nil {
+		msg := "transformers.js comparison needs node and the pinned install in scripts/goldens (cd scripts/goldens && ONNXRUNTIME_NODE_INSTALL=skip npm ci --ignore-scripts): %v"
+		if os.Getenv(testenv.RequireEnv) != "" {
+			b.Fatalf(msg, err)
+		}
+		b.Skipf(msg, err)
+	}
+	return node, filepath.Join(dir, "perf.mjs")
+}
+
+// featherSide is feather's half: the same requests through the backend's
+// public API, whole batches as the suites send them.
+type featherSide struct {
+	m       *onnx.Model
+	reqs    []lm.LLRequest
+	prompts []lm.GenerateRequest
+
+	scores []lm.LLResult
+	gens   []lm.GenerateResult
+}
+
+func (f *featherSide) run(b *testing.B) (score, gen cost) {
+	ctx := context.Background()
+	var err error
+	score = measure(b, func() {
+		f.scores, err = f.m.LogLikelihood(ctx, f.reqs, lm.ScoreOptions{MaxLength: microbench.MaxLength})
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	gen = measure(b, func() { f.gens, err = f.m.Generate(ctx, f.prompts) })
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, g := range f.gens {
+		if g.Err != nil {
+			b.Fatalf("prompt %d: %v", i, g.Err)
+		}
+	}
+	return score, gen
+}
+
+// check holds the two sides to the same answers: every greedy text
+// identical (transformers.js's tokens decoded as feather decodes its own)
+// and every log-likelihood equal within float32 summation error.
+func (f *featherSide) check(b *testing.B, tok *tokenizer.Tokenizer, got *tjsResult) {
+	b.Helper()
+	if len(got.Generate.Tokens) != len(f.gens) || len(got.ScoreOne.LogProbs) != len(f.scores) || len(got.ScoreBatched.LogProbs) != len(f.scores) {
+		b.Fatalf("transformers.js answered %d prompts and %d/%d requests, want %d and %d", len(got.Generate.Tokens), len(got.ScoreOne.LogProbs), len(got.ScoreBatched.LogProbs), len(f.gens), len(f.scores))
+	}
+	for i, g := range f.gens {
+		if text := tok.Decode(got.Generate.Tokens[i], true); text != g.Text || len(got.Generate.Tokens[i]) != g.OutputTokens {
+			b.Errorf("prompt %d: feather generated %q (%d tokens), transformers.js %q (%d tokens)", i, g.Text, g.OutputTokens, text, len(got.Generate.Tokens[i]))
+		}
+	}
+	for i, s := range f.scores {
+		for _, lp := range []float64{got.ScoreOne.LogProbs[i], got.ScoreBatched.LogProbs[i]} {
+			if math.Abs(lp-s.LogProb) > 1e-3*max(1, math.Abs(s.LogProb)) {
+				b.Errorf("request %d %q|%q: feather log-likelihood %g, transformers.js %g", i, f.reqs[i].Context, f.reqs[i].Continuation, s.LogProb, lp)
+			}
+		}
+	}
+}
+
+// tjsInput is perf.mjs's workload file.
+type tjsInput struct {
+	Threads      int        `json:"threads"`
+	Batch        int        `json:"batch"`
+	MaxNewTokens int        `json:"max_new_tokens"`
+	Score        []scoreIDs `json:"score"`
+	Generate     []struct {
+		IDs []int `json:"ids"`
+	} `json:"generate"`
+}
+
+// tjsWorkload is the same work as token ids: feather's encodings of the
+// requests and prompts.
+func tjsWorkload(tok *tokenizer.Tokenizer, reqs []lm.LLRequest, prompts []lm.GenerateRequest) tjsInput {
+	in := tjsInput{Threads: tjsThreads, Batch: tjsBatch, Score: tokenizeRequests(tok, reqs)}
+	for _, p := range prompts {
+		in.MaxNewTokens = p.MaxNewTokens
+		in.Generate = append(in.Generate, struct {
+			IDs []int `json:"ids"`
+		}{tok.Encode(p.Prompt, true)})
+	}
+	return in
+}
+
+// tjsPhase is one timed phase of perf.mjs.
+type tjsPhase struct {
+	WallMS   float64   `json:"wall_ms"`
+	CPUMS    float64   `json:"cpu_ms"`
+	LogProbs []float64 `json:"logprobs"`
+	Tokens   [][]int   `json:"tokens"`
+}
+
+func (p tjsPhase) cost() cost {
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	return cost{ms(p.WallMS), ms(p.CPUMS)}
+}
+
+// tjsResult is perf.mjs's output.
+type tjsResult struct {
+	Version      string   `json:"transformers_js"`
+	ScoreOne     tjsPhase `json:"score_one"`
+	ScoreBatched tjsPhase `json:"score_batched"`
+	Generate     tjsPhase `json:"generate"`
+}
+
+// bestScore is transformers.js's better scoring strategy, per measure.
+func (r *tjsResult) bestScore() cost { return r.ScoreOne.cost().least(r.ScoreBatched.cost()) }
+
+func runTJS(b *testing.B, node, script, dir string, in tjsInput) *tjsResult {
+	b.Helper()
+	data, err := json.Marshal(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	file := filepath.Join(b.TempDir(), "workload.json")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(node, script, dir, file)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("node %s: %v\n%s", script, err, stderr.Bytes())
+	}
+	var out tjsResult
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		b.Fatalf("node %s printed no result (%v):\n%s\n%s", script, err, stdout.Bytes(), stderr.Bytes())
+	}
+	b.Logf("transformers.js %s: scoring %.0f ms CPU one at a time, %.0f ms batched by %d; generation %.0f ms CPU",
+		out.Version, out.ScoreOne.CPUMS, out.ScoreBatched.CPUMS, in.Batch, out.Generate.CPUMS)
+	return &out
+}
