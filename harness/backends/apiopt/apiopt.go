@@ -1,9 +1,10 @@
-// Package apiopt holds the run options the API backends (openai,
-// openrouter, http) share. Backends read them when a model is opened,
-// after flags are parsed.
+// Package apiopt holds what the API backends (openai, openrouter, http)
+// share: the run options, which backends read when a model is opened,
+// after flags are parsed, and their HTTP client.
 package apiopt
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/feather-eval/feather/harness/run/options"
@@ -17,3 +18,12 @@ var (
 	// Timeout bounds one attempt.
 	Timeout = options.Duration("api.timeout", 10*time.Minute, "time limit for one API request attempt, streaming included")
 )
+
+// HTTPClient keeps a connection alive for each request in flight: Go's
+// default keeps two per host, so at a higher concurrency most requests
+// would open (and, to a real provider, TLS-handshake) a new connection.
+func HTTPClient(concurrency int) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = max(concurrency, http.DefaultMaxIdleConnsPerHost)
+	return &http.Client{Transport: t}
+}

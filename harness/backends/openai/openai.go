@@ -8,11 +8,12 @@
 // omitempty fields would silently drop. Every generation is streamed so
 // time to first token and wall time are measured on the same clock.
 //
-// Sampling: only what is declared is sent. A request's declared fields win
-// over the catalog entry's "sampling"; max_tokens is the request's
-// MaxNewTokens when set, else the entry's "max_tokens", else not sent.
-// GenerateResult.SamplingSent records exactly those values (for OpenRouter
-// also "reasoning": {"effort": …}; never routing).
+// Sampling: only what the request declares is sent, and max_tokens only
+// when the request sets MaxNewTokens. The catalog entry's "sampling" and
+// "max_tokens" reach the request before it gets here: catalog.Open wraps
+// every model in them (lm.WithDefaults), the request's own fields winning.
+// GenerateResult.SamplingSent records exactly what was sent (for
+// OpenRouter also "reasoning": {"effort": …}; never routing).
 //
 // A request's ResponseFormat (a JSON Schema) goes out as response_format
 // {"type": "json_schema", "json_schema": {"name", "strict": true, "schema"}}
@@ -36,6 +37,7 @@ import (
 
 	goopenai "github.com/sashabaranov/go-openai"
 
+	"github.com/feather-eval/feather/harness/backends/apiopt"
 	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/internal/redact"
@@ -88,18 +90,9 @@ func (o Options) withDefaults() Options {
 		o.Getenv = os.Getenv
 	}
 	if o.HTTPClient == nil {
-		o.HTTPClient = pooledClient(o.Concurrency)
+		o.HTTPClient = apiopt.HTTPClient(o.Concurrency)
 	}
 	return o
-}
-
-// pooledClient keeps a connection alive for each request in flight: Go's
-// default keeps two per host, so at a higher concurrency most requests
-// would open (and, to a real provider, TLS-handshake) a new connection.
-func pooledClient(concurrency int) *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = max(concurrency, http.DefaultMaxIdleConnsPerHost)
-	return &http.Client{Transport: t}
 }
 
 // Model is one endpoint model: an lm.Model and lm.Generator.
