@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 // modelConfigs are the decoder fixtures, by name.
 var modelConfigs = map[string]testmodel.Config{
 	"gpt2":        {Arch: testmodel.GPT2, PositionIDs: true, Seed: 11},
-	"llama-gqa":   {Arch: testmodel.Llama, Heads: 4, KVHeads: 2, PositionIDs: true, Seed: 12, Variants: []string{"quantized"}},
+	"llama-gqa":   {Arch: testmodel.Llama, Heads: 4, KVHeads: 2, PositionIDs: true, Seed: 12, Variants: []string{"quantized"}, QDQ: true},
 	"llama-nopos": {Arch: testmodel.Llama, Heads: 4, KVHeads: 2, Seed: 13},
 	"nopast":      {Arch: testmodel.Llama, NoPast: true, PositionIDs: true, Seed: 14},
 	"merged":      {Arch: testmodel.Llama, KVHeads: 2, Layout: testmodel.LayoutMerged, PositionIDs: true, Seed: 15},
