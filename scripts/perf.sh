@@ -29,6 +29,9 @@ PAIRS="
 # prompts, on the perf fixture and a SmolLM2-135M-shaped one, as speedups
 # in CPU time with identical greedy text; and a full μBench run ÷ the time
 # to compute each of its distinct prefix tokens once on the same engine.
+# Last, each variant file's speed beside the float32 file's on the perf
+# fixture (scoring and greedy generation, CPU time; above 1× is faster),
+# figures without a goal.
 GOALS="
 ./harness/suites/featherbench|BenchmarkFeatherbenchAPIOverhead|overhead-%|featherbench API overhead at concurrency 16: %.1f%% above the ideal wall time (goal < 2%%)
 ./harness/report|BenchmarkScaleSummaryHTML100k|best-s|summary + HTML from 100k records: %.1f s (goal < 5 s)
@@ -37,6 +40,14 @@ GOALS="
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|score-x-tjs|scoring vs transformers.js, SmolLM2-135M-shaped fixture: %.1f× (goal ≥ 6×)
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|gen-x-tjs|generation vs transformers.js, SmolLM2-135M-shaped fixture: %.1f× (goal ≥ 5×)
 ./harness/suites/microbench/e2e|BenchmarkMicrobenchBound|x-bound|μBench ÷ distinct-prefix bound: %.2f× (goal ≤ 1.1×)
+./harness/backends/onnx|BenchmarkVariants|fp16-score-x|variant fp16, scoring speed ÷ fp32's on the perf fixture: %.2f×
+./harness/backends/onnx|BenchmarkVariants|fp16-gen-x|variant fp16, generation speed ÷ fp32's on the perf fixture: %.2f×
+./harness/backends/onnx|BenchmarkVariants|q4-score-x|variant q4 (MatMulNBits), scoring speed ÷ fp32's on the perf fixture: %.2f×
+./harness/backends/onnx|BenchmarkVariants|q4-gen-x|variant q4 (MatMulNBits), generation speed ÷ fp32's on the perf fixture: %.2f×
+./harness/backends/onnx|BenchmarkVariants|int8-score-x|variant int8 (dynamic), scoring speed ÷ fp32's on the perf fixture: %.2f×
+./harness/backends/onnx|BenchmarkVariants|int8-gen-x|variant int8 (dynamic), generation speed ÷ fp32's on the perf fixture: %.2f×
+./harness/backends/onnx|BenchmarkVariants|uint8-score-x|variant uint8 (dynamic), scoring speed ÷ fp32's on the perf fixture: %.2f×
+./harness/backends/onnx|BenchmarkVariants|uint8-gen-x|variant uint8 (dynamic), generation speed ÷ fp32's on the perf fixture: %.2f×
 "
 
 GO=${GO:-go}

@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 // modelConfigs are the decoder fixtures, by name.
 var modelConfigs = map[string]testmodel.Config{
 	"gpt2":        {Arch: testmodel.GPT2, PositionIDs: true, Seed: 11},
-	"llama-gqa":   {Arch: testmodel.Llama, Heads: 4, KVHeads: 2, PositionIDs: true, Seed: 12, Variants: []string{"quantized"}},
+	"llama-gqa":   {Arch: testmodel.Llama, Heads: 4, KVHeads: 2, PositionIDs: true, Seed: 12, Variants: []string{"quantized"}, QDQ: true},
 	"llama-nopos": {Arch: testmodel.Llama, Heads: 4, KVHeads: 2, Seed: 13},
 	"nopast":      {Arch: testmodel.Llama, NoPast: true, PositionIDs: true, Seed: 14},
 	"merged":      {Arch: testmodel.Llama, KVHeads: 2, Layout: testmodel.LayoutMerged, PositionIDs: true, Seed: 15},
@@ -55,6 +55,9 @@ var modelConfigs = map[string]testmodel.Config{
 	"llama-tied":  {Arch: testmodel.Llama, KVHeads: 2, TiedEmbeddings: true, PositionIDs: true, Seed: 24},
 	"keep":        {Arch: testmodel.Llama, KVHeads: 2, PositionIDs: true, LogitsToKeep: "num_logits_to_keep", Seed: 22},
 	"keep-merged": {Arch: testmodel.GPT2, Layout: testmodel.LayoutMerged, LogitsToKeep: "logits_to_keep", Seed: 23},
+	// quant has every variant that runs: 4-bit MatMulNBits, dynamic 8-bit
+	// and float16, with an untied head (quantized too).
+	"quant": {Arch: testmodel.Llama, KVHeads: 2, PositionIDs: true, Seed: 25, Variants: []string{"q4", "int8", "uint8", "fp16"}},
 	"chat": {Arch: testmodel.Llama, PositionIDs: true, Seed: 19,
 		ChatTemplate: "{% for m in messages %}<|begin_of_text|>{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}"},
 }

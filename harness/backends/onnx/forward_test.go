@@ -218,6 +218,14 @@ func TestParamCount(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, wantParams(fx), g.paramCount(), "scales and zero points are not parameters")
 	})
+	for _, v := range []string{"q4", "int8", "uint8"} {
+		t.Run(v, func(t *testing.T) {
+			fx := fixture(t, "quant")
+			g, err := readGraphSummary(fx.Path(v))
+			require.NoError(t, err)
+			assert.Equal(t, wantParams(fx), g.paramCount(), "a quantized file counts the model it encodes")
+		})
+	}
 }
 
 func TestInfo(t *testing.T) {

@@ -17,9 +17,10 @@ type initializer struct {
 
 // node is the part of a graph node the parameter count needs.
 type node struct {
-	op     string
-	inputs []string
-	ints   map[string]int64
+	op      string
+	inputs  []string
+	outputs []string
+	ints    map[string]int64
 }
 
 // graphSummary is an ONNX file read without its tensor data, subgraphs
@@ -43,7 +44,7 @@ func readGraphSummary(path string) (*graphSummary, error) {
 	g := &graphSummary{external: m.ExternalLocations()}
 	for _, pg := range m.Graphs() {
 		for _, n := range pg.Nodes {
-			nd := node{op: n.OpType, inputs: n.Inputs, ints: map[string]int64{}}
+			nd := node{op: n.OpType, inputs: n.Inputs, outputs: n.Outputs, ints: map[string]int64{}}
 			for _, a := range n.Attrs {
 				if a.Type == pb.AttrIntType && a.Name != "" {
 					nd.ints[a.Name] = a.I
@@ -80,6 +81,7 @@ func (g *graphSummary) paramCount() int64 {
 		return ""
 	}
 	size := func(name string) int64 { return elements(byName[name].dims) }
+	actScale := dynamicScales(g.nodes)
 	for _, n := range g.nodes {
 		switch n.op {
 		case "MatMulNBits", "MatMulBnb4":
@@ -115,6 +117,14 @@ func (g *graphSummary) paramCount() int64 {
 		case "DynamicQuantizeMatMul":
 			weight[input(n, 1)] = size(input(n, 1))
 			skip[input(n, 2)], skip[input(n, 3)] = true, true
+		case "Mul":
+			// quantize_dynamic scales MatMulInteger's product by the
+			// activation scale times the weight's: Mul(x_scale, W_scale).
+			if len(n.inputs) == 2 && actScale[n.inputs[0]] {
+				skip[n.inputs[1]] = true
+			} else if len(n.inputs) == 2 && actScale[n.inputs[1]] {
+				skip[n.inputs[0]] = true
+			}
 		}
 	}
 	var total int64
@@ -128,6 +138,18 @@ func (g *graphSummary) paramCount() int64 {
 		}
 	}
 	return total
+}
+
+// dynamicScales are DynamicQuantizeLinear's scale outputs: the
+// activations' scale, computed per call.
+func dynamicScales(nodes []node) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range nodes {
+		if n.op == "DynamicQuantizeLinear" && len(n.outputs) > 1 {
+			out[n.outputs[1]] = true
+		}
+	}
+	return out
 }
 
 // isFloat reports the floating-point TensorProto data types.

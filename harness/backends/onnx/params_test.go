@@ -39,7 +39,7 @@ func TestParamCountQuantizedOps(t *testing.T) {
 		Initializers: []*pb.Tensor{
 			u8("q4.B", N, K/blockSize, blockSize/2), f32("q4.scales", N*K/blockSize), u8("q4.zp", N*K/blockSize/2), f32("q4.bias", N),
 			u8("emb.data", V, H/2), f32("emb.scales", V, H/blockSize+1), u8("emb.zp", V, 1),
-			pb.Int8Tensor("mmi.B", []int64{H, N}, make([]int8, H*N)), pb.Int8Tensor("mmi.zp", []int64{N}, make([]int8, N)),
+			pb.Int8Tensor("mmi.B", []int64{H, N}, make([]int8, H*N)), pb.Int8Tensor("mmi.zp", []int64{N}, make([]int8, N)), f32("mmi.scale", N),
 			u8("dq.x", N, H), f32("dq.scale", N), u8("dq.zp", N),
 			f32("norm.weight", H),
 			f32("eps", 1), f32("scalar"), pb.Int64Tensor("shape", []int64{3}, []int64{1, 2, 3}),
@@ -49,7 +49,9 @@ func TestParamCountQuantizedOps(t *testing.T) {
 				Attrs: []pb.Attribute{pb.AttrInt("bits", 4), pb.AttrInt("block_size", blockSize)}},
 			{OpType: "MatMulNBits", Domain: "com.microsoft", Inputs: []string{"h", "q4.B", "q4.scales", "q4.zp", "", "q4.bias"}, Outputs: []string{"y"},
 				Attrs: []pb.Attribute{pb.AttrInt("K", K), pb.AttrInt("N", N), pb.AttrInt("bits", 4), pb.AttrInt("block_size", blockSize)}},
+			{OpType: "DynamicQuantizeLinear", Inputs: []string{"h"}, Outputs: []string{"hq", "hscale", "hzp"}},
 			{OpType: "MatMulInteger", Inputs: []string{"hq", "mmi.B", "hzp", "mmi.zp"}, Outputs: []string{"z"}},
+			{OpType: "Mul", Inputs: []string{"hscale", "mmi.scale"}, Outputs: []string{"zscale"}}, // quantize_dynamic's scale: not a weight
 			{OpType: "DequantizeLinear", Inputs: []string{"dq.x", "dq.scale", "dq.zp"}, Outputs: []string{"w"}},
 		},
 	}

@@ -75,9 +75,14 @@ type Export struct {
 	// positions only, all of them when k is 0, as transformers slices.
 	LogitsToKeep string
 	// Emit, when set, may store a parameter its own way (testmodel's 8-bit
-	// variants): it returns the parameter's float32 value, or false to
+	// QDQ variants): it returns the parameter's float32 value, or false to
 	// leave it to the default.
 	Emit func(b *pb.Builder, name string, t *seeded.Tensor, dims []int64) (string, bool)
+	// Linear, when set, may compute x·W for a [in, out] weight its own way
+	// (testmodel's MatMulNBits and MatMulInteger variants, which replace
+	// the MatMul rather than the weight): it returns the product, or false
+	// to leave it to MatMul.
+	Linear func(b *pb.Builder, x, name string, t *seeded.Tensor) (string, bool)
 }
 
 func (e Export) io() pb.DataType {
@@ -253,6 +258,17 @@ func (p *Pass) Attr(op string, attrs []pb.Attribute, in ...string) string {
 // Weight is a parameter as a float32 value.
 func (p *Pass) Weight(name string) string { return p.w.get(name) }
 
+// Linear is x·W for the [in, out] parameter name: a MatMul, unless the
+// export computes it its own way (Export.Linear).
+func (p *Pass) Linear(x, name string) string {
+	if p.e.Linear != nil {
+		if y, ok := p.e.Linear(p.B, x, name, p.w.w[name]); ok {
+			return y
+		}
+	}
+	return p.Op("MatMul", x, p.Weight(name))
+}
+
 func (p *Pass) cast(x string, to pb.DataType) string {
 	return p.Attr("Cast", []pb.Attribute{pb.AttrInt("to", int64(to))}, x)
 }
@@ -293,7 +309,13 @@ func (p *Pass) build(a Arch) []string {
 		start := p.unsqueeze(p.Op("Neg", k), 0)
 		x = p.Op("Slice", x, start, b.Ints(math.MaxInt64), b.Ints(1))
 	}
-	outs := []string{p.Op("MatMul", x, p.w.lmHead())}
+	var head string
+	if p.c.TiedEmbeddings {
+		head = p.Op("MatMul", x, p.w.lmHead())
+	} else {
+		head = p.Linear(x, "lm_head.weight")
+	}
+	outs := []string{head}
 	if p.e.Past {
 		outs = append(outs, presents...)
 	}

@@ -101,18 +101,18 @@ func (r ropeTables) rotate(l *Pass, x string) string {
 func llamaLayer(l *Pass, r ropeTables, i int, x string) (out, presentK, presentV string) {
 	c := l.c
 	h := rmsNorm(l, x, LayerName(i, "input_layernorm.weight"))
-	q := r.rotate(l, l.Heads(l.Op("MatMul", h, l.Weight(LayerName(i, "self_attn.q_proj.weight"))), c.Heads))
-	k := r.rotate(l, l.Heads(l.Op("MatMul", h, l.Weight(LayerName(i, "self_attn.k_proj.weight"))), c.KVHeads))
-	v := l.Heads(l.Op("MatMul", h, l.Weight(LayerName(i, "self_attn.v_proj.weight"))), c.KVHeads)
+	q := r.rotate(l, l.Heads(l.Linear(h, LayerName(i, "self_attn.q_proj.weight")), c.Heads))
+	k := r.rotate(l, l.Heads(l.Linear(h, LayerName(i, "self_attn.k_proj.weight")), c.KVHeads))
+	v := l.Heads(l.Linear(h, LayerName(i, "self_attn.v_proj.weight")), c.KVHeads)
 	k, v = l.Cache(i, "key", k), l.Cache(i, "value", v)
-	a := l.Op("MatMul", l.Attention(q, k, v), l.Weight(LayerName(i, "self_attn.o_proj.weight")))
+	a := l.Linear(l.Attention(q, k, v), LayerName(i, "self_attn.o_proj.weight"))
 	x = l.Op("Add", x, a)
 
 	h = rmsNorm(l, x, LayerName(i, "post_attention_layernorm.weight"))
-	gate := l.Op("MatMul", h, l.Weight(LayerName(i, "mlp.gate_proj.weight")))
-	up := l.Op("MatMul", h, l.Weight(LayerName(i, "mlp.up_proj.weight")))
+	gate := l.Linear(h, LayerName(i, "mlp.gate_proj.weight"))
+	up := l.Linear(h, LayerName(i, "mlp.up_proj.weight"))
 	act := l.Op("Mul", l.Op("Mul", gate, l.Op("Sigmoid", gate)), up) // SiLU(gate)·up
-	x = l.Op("Add", x, l.Op("MatMul", act, l.Weight(LayerName(i, "mlp.down_proj.weight"))))
+	x = l.Op("Add", x, l.Linear(act, LayerName(i, "mlp.down_proj.weight")))
 	return x, k, v
 }
 

@@ -127,3 +127,12 @@ func (b *Builder) claim(name string) {
 	}
 	b.root.names[name] = true
 }
+
+// OpDomain is OpAttr for an operator outside the default domain (such as
+// com.microsoft's contrib operators); the model must declare the domain's
+// opset.
+func (b *Builder) OpDomain(domain, op string, attrs []Attribute, in ...string) string {
+	out := b.OpAttr(op, attrs, in...)
+	b.g.Nodes[len(b.g.Nodes)-1].Domain = domain
+	return out
+}

@@ -23,6 +23,10 @@ type Model struct {
 	Dir, File string
 	w         map[string]*tensor
 	tok       *corpustok.BPE
+	// dynamic: the reference quantizes activations as the int8/uint8
+	// variants' DynamicQuantizeLinear does, per call (see linear).
+	dynamic bool
+	calls   []int // the forward pass's call lengths (LogitsInCalls)
 }
 
 // externalMin is the size from which a tensor goes to the external data
@@ -77,8 +81,11 @@ func variantLayout(layout, variant string) string {
 }
 
 // Variant returns the model whose weights are what the variant's file
-// stores (float16-rounded, or dequantized 8-bit), so its Logits are the
-// reference for that file. "" is the main file.
+// stores (float16-rounded, or dequantized 4- or 8-bit), so its Logits are
+// the reference for that file; for the dynamically quantized 8-bit
+// variants they also quantize activations as the file does, one tensor
+// per call (Logits is one call over the whole sequence, LogitsInCalls
+// says how a cache splits it). "" is the main file.
 func (m *Model) Variant(variant string) (*Model, error) {
 	e := exportFor(m.Config, variant)
 	if variant != "" && !slices.Contains(variants, variant) {
@@ -86,9 +93,12 @@ func (m *Model) Variant(variant string) (*Model, error) {
 	}
 	out := *m
 	out.w = map[string]*tensor{}
+	out.dynamic = e.quant != "" && !e.qdq
 	for name, t := range m.w {
 		data := t.Data
 		switch {
+		case e.q4 && quantizable(name, t):
+			data = quantizeQ4(t).values
 		case e.quant != "" && quantizable(name, t):
 			data = quantize(t, e.quant).values
 		case e.Half:

@@ -52,9 +52,11 @@ const (
 
 // variants are the extra ONNX files Config.Variants may ask for, named
 // <stem>_<variant>.onnx as transformers.js names them: fp16 (float16
-// weights, cache and logits), int8 and uint8 (weight-only 8-bit MatMul
-// weights), quantized (uint8, transformers.js's q8 file).
-var variants = []string{"fp16", "int8", "uint8", "quantized"}
+// weights, cache and logits), int8 and uint8 (dynamic quantization as
+// onnxruntime's quantize_dynamic writes it: 8-bit MatMul weights, 8-bit
+// activations per call), quantized (uint8, transformers.js's q8 file), q4
+// (MatMulNBits: 4-bit weights in blocks of 32, float activations).
+var variants = []string{"fp16", "int8", "uint8", "quantized", "q4"}
 
 // Config describes a model. Zero fields take the defaults in Defaults.
 type Config struct {
@@ -72,8 +74,12 @@ type Config struct {
 
 	// Layout is the ONNX file's path in the folder (see the Layout constants).
 	Layout string
-	// Variants lists extra files to write: "fp16", "int8", "uint8", "quantized".
+	// Variants lists extra files to write: "fp16", "int8", "uint8", "quantized", "q4".
 	Variants []string
+	// QDQ stores the 8-bit variants' weights as DequantizeLinear (the QDQ
+	// format: float activations) instead of quantize_dynamic's
+	// MatMulInteger with activations quantized per call.
+	QDQ bool
 	// NoPast exports without past_key_values inputs and present outputs.
 	NoPast bool
 	// PositionIDs adds the position_ids input; without it the graph derives

@@ -78,20 +78,20 @@ func gpt2Norm(p *decoder.Pass, x, prefix string) string {
 func gpt2Layer(l *decoder.Pass, i int, x string) (out, presentK, presentV string) {
 	c := l.Config()
 	h := gpt2Norm(l, x, gpt2Name(i, "ln_1"))
-	qkv := l.Op("Add", l.Op("MatMul", h, l.Weight(gpt2Name(i, "attn.c_attn.weight"))), l.Weight(gpt2Name(i, "attn.c_attn.bias")))
+	qkv := l.Op("Add", l.Linear(h, gpt2Name(i, "attn.c_attn.weight")), l.Weight(gpt2Name(i, "attn.c_attn.bias")))
 	dd := int64(c.Hidden)
 	parts := l.B.OpOuts("Split", 3, []pb.Attribute{pb.AttrInt("axis", -1)}, qkv, l.B.Ints(dd, dd, dd))
 	q, k, v := l.Heads(parts[0], c.Heads), l.Heads(parts[1], c.Heads), l.Heads(parts[2], c.Heads)
 	k, v = l.Cache(i, "key", k), l.Cache(i, "value", v)
-	a := l.Op("Add", l.Op("MatMul", l.Attention(q, k, v), l.Weight(gpt2Name(i, "attn.c_proj.weight"))), l.Weight(gpt2Name(i, "attn.c_proj.bias")))
+	a := l.Op("Add", l.Linear(l.Attention(q, k, v), gpt2Name(i, "attn.c_proj.weight")), l.Weight(gpt2Name(i, "attn.c_proj.bias")))
 	x = l.Op("Add", x, a)
 
 	h = gpt2Norm(l, x, gpt2Name(i, "ln_2"))
-	fc := l.Op("Add", l.Op("MatMul", h, l.Weight(gpt2Name(i, "mlp.c_fc.weight"))), l.Weight(gpt2Name(i, "mlp.c_fc.bias")))
+	fc := l.Op("Add", l.Linear(h, gpt2Name(i, "mlp.c_fc.weight")), l.Weight(gpt2Name(i, "mlp.c_fc.bias")))
 	// GELU with erf: 0.5·x·(1 + erf(x/√2)).
 	erf := l.Op("Erf", l.Op("Mul", fc, l.B.Float(float32(1/math.Sqrt2))))
 	act := l.Op("Mul", l.Op("Mul", fc, l.B.Float(0.5)), l.Op("Add", erf, l.B.Float(1)))
-	mlp := l.Op("Add", l.Op("MatMul", act, l.Weight(gpt2Name(i, "mlp.c_proj.weight"))), l.Weight(gpt2Name(i, "mlp.c_proj.bias")))
+	mlp := l.Op("Add", l.Linear(act, gpt2Name(i, "mlp.c_proj.weight")), l.Weight(gpt2Name(i, "mlp.c_proj.bias")))
 	x = l.Op("Add", x, mlp)
 	return x, k, v
 }

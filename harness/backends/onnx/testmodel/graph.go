@@ -7,10 +7,12 @@ import (
 )
 
 // export says how one ONNX file is written: decoder's export, and for the
-// 8-bit variants the weight-only quantization.
+// quantized variants how their MatMul weights are stored.
 type export struct {
 	decoder.Export
-	quant string // "int8" or "uint8": weight-only quantized MatMul weights
+	quant string // "int8" or "uint8": 8-bit weights, activations quantized per call (quantize_dynamic)
+	qdq   bool   // the 8-bit weights as DequantizeLinear instead, activations float
+	q4    bool   // MatMulNBits with 4-bit weights in blocks, float activations
 }
 
 // exportFor maps the config and a variant name to an export.
@@ -20,9 +22,11 @@ func exportFor(c Config, variant string) export {
 	case "fp16":
 		e.Half = true
 	case "int8":
-		e.Half, e.quant = false, "int8"
+		e.Half, e.quant, e.qdq = false, "int8", c.QDQ
 	case "uint8", "quantized":
-		e.Half, e.quant = false, "uint8"
+		e.Half, e.quant, e.qdq = false, "uint8", c.QDQ
+	case "q4":
+		e.Half, e.q4 = false, true
 	}
 	return e
 }
@@ -30,18 +34,47 @@ func exportFor(c Config, variant string) export {
 // onnxModel builds the graph of one file.
 func (m *Model) onnxModel(e export) *pb.Model {
 	de := e.Export
-	if e.quant != "" {
+	switch {
+	case e.qdq:
 		de.Emit = func(b *pb.Builder, name string, t *seeded.Tensor, dims []int64) (string, bool) {
 			if !quantizable(name, t) {
 				return "", false
 			}
 			// DequantizeLinear per output column.
 			q := quantize(t, e.quant)
-			return b.OpAttr("DequantizeLinear", []pb.Attribute{pb.AttrInt("axis", 1)},
-				b.Weight(q.tensor(name+"_quantized", dims)),
-				b.Weight(pb.FloatTensor(name+"_scale", []int64{dims[1]}, q.scale)),
-				b.Weight(q.zeroPoint(name+"_zero_point"))), true
+			return b.OpAttr("DequantizeLinear", []pb.Attribute{pb.AttrInt("axis", 1)}, q.initializers(b, name)...), true
+		}
+	case e.quant != "" || e.q4:
+		// A merged decoder's two branches share each weight's initializers.
+		memo := map[string]func(b *pb.Builder, x string) string{}
+		de.Linear = func(b *pb.Builder, x, name string, t *seeded.Tensor) (string, bool) {
+			if !quantizable(name, t) {
+				return "", false
+			}
+			emit, ok := memo[name]
+			if !ok {
+				emit = quantLinear(b, e, name, t)
+				memo[name] = emit
+			}
+			return emit(b, x), true
 		}
 	}
-	return decoder.Graph(m.Config.arch(), m.Config.decoder(), m.w, de)
+	model := decoder.Graph(m.Config.arch(), m.Config.decoder(), m.w, de)
+	if e.q4 {
+		model.Opsets = append(model.Opsets, pb.Opset{Domain: msDomain, Version: msVersion})
+	}
+	return model
+}
+
+// quantLinear writes a weight's initializers once and returns what
+// computes x·W from them.
+func quantLinear(root *pb.Builder, e export, name string, t *seeded.Tensor) func(b *pb.Builder, x string) string {
+	if e.q4 {
+		q := quantizeQ4(t)
+		w := q.initializers(root, name)
+		return func(b *pb.Builder, x string) string { return q.matMulNBits(b, x, w) }
+	}
+	q := quantize(t, e.quant)
+	w := q.initializers(root, name)
+	return func(b *pb.Builder, x string) string { return q.matMulInteger(b, x, w) }
 }

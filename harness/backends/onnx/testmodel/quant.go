@@ -8,7 +8,7 @@ import (
 )
 
 // quantizable: the 2-D MatMul weights. Embeddings (read by Gather), norms
-// and biases stay float, as weight-only quantizers leave them.
+// and biases stay float, as onnxruntime's quantizers leave them.
 func quantizable(name string, t *tensor) bool {
 	return len(t.Shape) == 2 && strings.HasSuffix(name, ".weight") &&
 		name != "model.embed_tokens.weight" && name != "transformer.wte.weight" && name != "transformer.wpe.weight"

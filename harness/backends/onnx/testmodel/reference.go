@@ -13,7 +13,24 @@ import (
 // vocabulary or sequences beyond GPT-2's learned positions: those are bugs
 // in the calling test.
 func (m *Model) Logits(ids []int) [][]float32 {
-	rows := m.forward(ids)
+	return m.LogitsInCalls(ids, len(ids))
+}
+
+// LogitsInCalls is Logits as a backend computes them with a cache: the
+// first calls[0] tokens in one call, then the next calls[1], and so on
+// (the lengths must sum to len(ids)). Only the dynamically quantized
+// variants tell the difference: each call quantizes its own activations.
+func (m *Model) LogitsInCalls(ids []int, calls ...int) [][]float32 {
+	total := 0
+	for _, n := range calls {
+		total += n
+	}
+	if total != len(ids) {
+		panic(fmt.Sprintf("testmodel: calls of %v tokens do not cover the %d ids", calls, len(ids)))
+	}
+	mc := *m
+	mc.calls = calls
+	rows := mc.forward(ids)
 	out := make([][]float32, len(rows))
 	for t, r := range rows {
 		out[t] = make([]float32, len(r))
@@ -67,75 +84,127 @@ func (m *Model) forward(ids []int) [][]float64 {
 			m.llamaLayer(i, x)
 		}
 	}
-	head := m.w["lm_head.weight"]
-	out := make([][]float64, n)
+	h := make([][]float64, n)
 	for t := range x {
-		var h []float64
 		if c.Arch == GPT2 {
-			h = layerNorm(x[t], m.w["transformer.ln_f.weight"], m.w["transformer.ln_f.bias"], c.NormEps)
+			h[t] = layerNorm(x[t], m.w["transformer.ln_f.weight"], m.w["transformer.ln_f.bias"], c.NormEps)
 		} else {
-			h = rmsNorm(x[t], m.w["model.norm.weight"], c.NormEps)
+			h[t] = rmsNorm(x[t], m.w["model.norm.weight"], c.NormEps)
 		}
-		if c.TiedEmbeddings {
-			e := m.w[c.arch().EmbedName()]
-			out[t] = make([]float64, c.Vocab)
-			for v := range out[t] {
-				out[t][v] = dot32(h, e.Data[v*c.Hidden:(v+1)*c.Hidden])
+	}
+	if !c.TiedEmbeddings {
+		return m.linear(h, "lm_head.weight")
+	}
+	e := m.w[c.arch().EmbedName()]
+	out := make([][]float64, n)
+	for t := range h {
+		out[t] = make([]float64, c.Vocab)
+		for v := range out[t] {
+			out[t][v] = dot32(h[t], e.Data[v*c.Hidden:(v+1)*c.Hidden])
+		}
+	}
+	return out
+}
+
+// linear is x·W for every row of x. In a dynamically quantized variant a
+// quantized weight sees x as DynamicQuantizeLinear leaves it: the rows of
+// one call (m.calls) quantized to 8 bits with one scale.
+func (m *Model) linear(x [][]float64, name string) [][]float64 {
+	w := m.w[name]
+	out := make([][]float64, 0, len(x))
+	if !m.dynamic || !quantizable(name, w) {
+		for _, r := range x {
+			out = append(out, matVec(r, w))
+		}
+		return out
+	}
+	start := 0
+	for _, n := range m.calls {
+		q, scale := actQuant(x[start : start+n])
+		for _, r := range q {
+			y := matVec(r, w)
+			for j := range y {
+				y[j] *= float64(scale)
 			}
-		} else {
-			out[t] = matVec(h, head)
+			out = append(out, y)
 		}
+		start += n
+	}
+	return out
+}
+
+// forEach sets dst[t] = f(x[t]) for every row.
+func forEach(x [][]float64, f func(t int, r []float64) []float64) [][]float64 {
+	out := make([][]float64, len(x))
+	for t, r := range x {
+		out[t] = f(t, r)
 	}
 	return out
 }
 
 func (m *Model) llamaLayer(i int, x [][]float64) {
 	c, w := m.Config, m.w
-	n := len(x)
-	q, k, v := make([][]float64, n), make([][]float64, n), make([][]float64, n)
+	h := forEach(x, func(_ int, r []float64) []float64 {
+		return rmsNorm(r, w[decoder.LayerName(i, "input_layernorm.weight")], c.NormEps)
+	})
+	q := forEach(m.linear(h, decoder.LayerName(i, "self_attn.q_proj.weight")), func(t int, r []float64) []float64 { return m.ropeRow(r, c.Heads, t) })
+	k := forEach(m.linear(h, decoder.LayerName(i, "self_attn.k_proj.weight")), func(t int, r []float64) []float64 { return m.ropeRow(r, c.KVHeads, t) })
+	v := m.linear(h, decoder.LayerName(i, "self_attn.v_proj.weight"))
+	o := m.linear(m.attend(q, k, v), decoder.LayerName(i, "self_attn.o_proj.weight"))
 	for t := range x {
-		h := rmsNorm(x[t], w[decoder.LayerName(i, "input_layernorm.weight")], c.NormEps)
-		q[t] = m.ropeRow(matVec(h, w[decoder.LayerName(i, "self_attn.q_proj.weight")]), c.Heads, t)
-		k[t] = m.ropeRow(matVec(h, w[decoder.LayerName(i, "self_attn.k_proj.weight")]), c.KVHeads, t)
-		v[t] = matVec(h, w[decoder.LayerName(i, "self_attn.v_proj.weight")])
+		addTo(x[t], o[t])
 	}
-	a := m.attend(q, k, v)
-	for t := range x {
-		addTo(x[t], matVec(a[t], w[decoder.LayerName(i, "self_attn.o_proj.weight")]))
-		h := rmsNorm(x[t], w[decoder.LayerName(i, "post_attention_layernorm.weight")], c.NormEps)
-		gate := matVec(h, w[decoder.LayerName(i, "mlp.gate_proj.weight")])
-		up := matVec(h, w[decoder.LayerName(i, "mlp.up_proj.weight")])
-		for j := range gate {
-			gate[j] = gate[j] / (1 + math.Exp(-gate[j])) * up[j]
+	h = forEach(x, func(_ int, r []float64) []float64 {
+		return rmsNorm(r, w[decoder.LayerName(i, "post_attention_layernorm.weight")], c.NormEps)
+	})
+	gate := m.linear(h, decoder.LayerName(i, "mlp.gate_proj.weight"))
+	up := m.linear(h, decoder.LayerName(i, "mlp.up_proj.weight"))
+	for t := range gate {
+		for j, g := range gate[t] {
+			gate[t][j] = g / (1 + math.Exp(-g)) * up[t][j]
 		}
-		addTo(x[t], matVec(gate, w[decoder.LayerName(i, "mlp.down_proj.weight")]))
 	}
+	down := m.linear(gate, decoder.LayerName(i, "mlp.down_proj.weight"))
+	for t := range x {
+		addTo(x[t], down[t])
+	}
+}
+
+// affine is x·W + b for every row.
+func (m *Model) affine(x [][]float64, prefix string) [][]float64 {
+	out := m.linear(x, prefix+".weight")
+	for _, r := range out {
+		addTo(r, f64(m.w[prefix+".bias"].Data))
+	}
+	return out
 }
 
 func (m *Model) gpt2Layer(i int, x [][]float64) {
 	c, w := m.Config, m.w
-	n, d := len(x), c.Hidden
-	q, k, v := make([][]float64, n), make([][]float64, n), make([][]float64, n)
+	d := c.Hidden
+	h := forEach(x, func(_ int, r []float64) []float64 {
+		return layerNorm(r, w[gpt2Name(i, "ln_1.weight")], w[gpt2Name(i, "ln_1.bias")], c.NormEps)
+	})
+	qkv := m.affine(h, gpt2Name(i, "attn.c_attn"))
+	q := forEach(qkv, func(_ int, r []float64) []float64 { return r[:d] })
+	k := forEach(qkv, func(_ int, r []float64) []float64 { return r[d : 2*d] })
+	v := forEach(qkv, func(_ int, r []float64) []float64 { return r[2*d:] })
+	o := m.affine(m.attend(q, k, v), gpt2Name(i, "attn.c_proj"))
 	for t := range x {
-		h := layerNorm(x[t], w[gpt2Name(i, "ln_1.weight")], w[gpt2Name(i, "ln_1.bias")], c.NormEps)
-		qkv := matVec(h, w[gpt2Name(i, "attn.c_attn.weight")])
-		addTo(qkv, f64(w[gpt2Name(i, "attn.c_attn.bias")].Data))
-		q[t], k[t], v[t] = qkv[:d], qkv[d:2*d], qkv[2*d:]
+		addTo(x[t], o[t])
 	}
-	a := m.attend(q, k, v)
-	for t := range x {
-		o := matVec(a[t], w[gpt2Name(i, "attn.c_proj.weight")])
-		addTo(o, f64(w[gpt2Name(i, "attn.c_proj.bias")].Data))
-		addTo(x[t], o)
-		h := layerNorm(x[t], w[gpt2Name(i, "ln_2.weight")], w[gpt2Name(i, "ln_2.bias")], c.NormEps)
-		fc := matVec(h, w[gpt2Name(i, "mlp.c_fc.weight")])
-		addTo(fc, f64(w[gpt2Name(i, "mlp.c_fc.bias")].Data))
-		for j, z := range fc {
-			fc[j] = 0.5 * z * (1 + math.Erf(z/math.Sqrt2))
+	h = forEach(x, func(_ int, r []float64) []float64 {
+		return layerNorm(r, w[gpt2Name(i, "ln_2.weight")], w[gpt2Name(i, "ln_2.bias")], c.NormEps)
+	})
+	fc := m.affine(h, gpt2Name(i, "mlp.c_fc"))
+	for _, r := range fc {
+		for j, z := range r {
+			r[j] = 0.5 * z * (1 + math.Erf(z/math.Sqrt2))
 		}
-		o = matVec(fc, w[gpt2Name(i, "mlp.c_proj.weight")])
-		addTo(o, f64(w[gpt2Name(i, "mlp.c_proj.bias")].Data))
-		addTo(x[t], o)
+	}
+	o = m.affine(fc, gpt2Name(i, "mlp.c_proj"))
+	for t := range x {
+		addTo(x[t], o[t])
 	}
 }
 

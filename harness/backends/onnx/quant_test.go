@@ -1,0 +1,165 @@
+package onnx
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
+	"github.com/feather-eval/feather/harness/lm"
+)
+
+// variantCase is a variant of the "quant" fixture and how close its
+// logits come to its own reference (testmodel's Variant: the weights as
+// the file stores them, dequantized).
+type variantCase struct {
+	variant string
+	// exact bounds a call the reference reproduces: one sequence, the
+	// prompt in one call and then a token per call. q4 computes in
+	// float32 from the dequantized weights, so only summation order
+	// differs (fp32's 1e-4). fp16 rounds the cache and logits (float16's
+	// precision on logits up to ~10). Dynamic 8-bit quantizes each call's
+	// activations as the reference does, but an activation on a rounding
+	// boundary may land one step (range/255) apart.
+	exact float64
+	// batched bounds a score from a batch: for dynamic 8-bit, every row
+	// and padding position of a call shares one activation range, so a
+	// score depends on its batch (up to 0.036 a token seen here).
+	batched float64
+}
+
+var variantCases = []variantCase{
+	{"q4", tol, tol},
+	{"fp16", 2e-2, 2e-2},
+	{"int8", 1e-3, 0.05},
+	{"uint8", 1e-3, 0.05},
+}
+
+func openVariant(t *testing.T, variant string) (*Model, *testmodel.Model) {
+	t.Helper()
+	fx := fixture(t, "quant")
+	ref, err := fx.Variant(variant)
+	require.NoError(t, err)
+	return open(t, fx.Dir, Options{Variant: variant}), ref
+}
+
+// referenceGreedy continues prompt greedily for n tokens with the
+// reference, as the backend calls the model: the prompt, then a token at
+// a time.
+func referenceGreedy(ref *testmodel.Model, prompt []int, n int) []int {
+	seq := slices.Clone(prompt)
+	calls := []int{len(prompt)}
+	for len(seq) < len(prompt)+n {
+		rows := ref.LogitsInCalls(seq, calls...)
+		seq = append(seq, argmax(rows[len(rows)-1]))
+		calls = append(calls, 1)
+	}
+	return seq[len(prompt):]
+}
+
+// TestVariantsRun opens each variant through the backend and checks one
+// sequence's logits, a μBench-style scoring batch and Featherweight-style
+// greedy generation against the variant's reference.
+func TestVariantsRun(t *testing.T) {
+	for _, c := range variantCases {
+		t.Run(c.variant, func(t *testing.T) {
+			m, ref := openVariant(t, c.variant)
+			assert.Equal(t, fixture(t, "quant").Path(c.variant), m.file)
+			vocab := ref.Config.Vocab
+
+			seq := ids(9, vocab, 1)
+			view, err := m.runners[0].run(m.leftPadded([]stageRow{{tokens: seq}}, len(seq)), nil)
+			require.NoError(t, err)
+			want := ref.Logits(seq)
+			for p := range seq {
+				assert.LessOrEqualf(t, maxDiff(want[p], view.row(0, p)), c.exact, "position %d", p)
+			}
+
+			ctxA, ctxB := ids(9, vocab, 2), ids(4, vocab, 3)
+			seqs := []scoreSeq{
+				{tokens: append(append([]int{1}, ctxA...), ids(1, vocab, 4)...), n: 1},
+				{tokens: append(append([]int{1}, ctxA...), ids(4, vocab, 5)...), n: 4},
+				{tokens: append(append([]int{1}, ctxB...), ids(3, vocab, 6)...), n: 3},
+			}
+			got, err := m.scoreSeqs(context.Background(), seqs)
+			require.NoError(t, err)
+			for i, s := range seqs {
+				logits := ref.Logits(s.tokens[:len(s.tokens)-1])
+				var lp float64
+				for p := len(s.tokens) - 1 - s.n; p < len(s.tokens)-1; p++ {
+					lp += testmodel.LogSoftmax(logits[p])[s.tokens[p+1]]
+				}
+				assert.InDeltaf(t, lp, got[i].logprob, c.batched*float64(s.n), "sequence %d", i)
+			}
+
+			prompt := append([]int{1}, ids(6, vocab, 7)...)
+			out, err := m.decodeSeqs(context.Background(), []genSeq{{prompt: prompt, maxNew: 8}}, nil)
+			require.NoError(t, err)
+			wantTokens := referenceGreedy(ref, prompt, 8)
+			if i := slices.Index(wantTokens, testmodel.EOSID); i >= 0 {
+				wantTokens = wantTokens[:i+1]
+			}
+			assert.Equal(t, wantTokens, out[0].tokens, "greedy tokens")
+		})
+	}
+}
+
+// TestVariantsThroughTheAPI runs each variant as the suites call a model:
+// LogLikelihood on μBench-shaped requests (a shared context, several
+// continuations) and Generate on a batch of greedy prompts.
+func TestVariantsThroughTheAPI(t *testing.T) {
+	fp32 := open(t, fixture(t, "quant").Dir, Options{})
+	reqs := []lm.LLRequest{
+		{Context: "The cat sat on the", Continuation: " mat"},
+		{Context: "The cat sat on the", Continuation: " hat, and then it slept"},
+		{Context: "Question: what is two plus two? Answer:", Continuation: " four"},
+		{Context: "Question: what is two plus two? Answer:", Continuation: " five, I think"},
+	}
+	prompts := []lm.GenerateRequest{
+		{Prompt: "Once upon a time", MaxNewTokens: 6, Sampling: lm.Greedy()},
+		{Prompt: "The answer is", MaxNewTokens: 6, Sampling: lm.Greedy()},
+	}
+	base, err := fp32.LogLikelihood(context.Background(), reqs, lm.ScoreOptions{})
+	require.NoError(t, err)
+	for _, c := range variantCases {
+		t.Run(c.variant, func(t *testing.T) {
+			m, _ := openVariant(t, c.variant)
+			res, err := m.LogLikelihood(context.Background(), reqs, lm.ScoreOptions{})
+			require.NoError(t, err)
+			for i, r := range res {
+				require.NoError(t, r.Err, "request %d", i)
+				// A variant moves a score by what quantization costs the
+				// model: up to 0.26 a token for q4 here, 0.02 for 8-bit.
+				assert.InDeltaf(t, base[i].LogProb, r.LogProb, float64(r.ContinuationTokens), "request %d against float32", i)
+			}
+			gens, err := m.Generate(context.Background(), prompts)
+			require.NoError(t, err)
+			for i, g := range gens {
+				require.NoError(t, g.Err, "prompt %d", i)
+				assert.Equal(t, lm.StopLength, g.StopReason, "prompt %d", i)
+				assert.Equal(t, 6, g.OutputTokens, "prompt %d", i)
+				// Alone or in the batch, the same text.
+				one, err := m.Generate(context.Background(), prompts[i:i+1])
+				require.NoError(t, err)
+				if c.variant == "int8" || c.variant == "uint8" {
+					continue // the batch shares an activation range: near ties may differ
+				}
+				assert.Equal(t, one[0].Text, g.Text, "prompt %d", i)
+			}
+		})
+	}
+}
+
+// TestQuantizedHeadRunsWhole: a MatMulNBits or MatMulInteger head is not
+// split off (only float heads are); the model runs whole and says why.
+func TestQuantizedHeadRunsWhole(t *testing.T) {
+	for _, v := range []string{"q4", "int8"} {
+		t.Run(v, func(t *testing.T) {
+			m, _ := openVariant(t, v)
+			assert.Nil(t, m.runners[0].head, "the head stays in the model")
+		})
+	}
+}

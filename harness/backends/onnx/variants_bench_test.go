@@ -1,0 +1,101 @@
+package onnx
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
+	"github.com/feather-eval/feather/internal/testenv"
+)
+
+// benchVariants are the files BenchmarkVariants times beside float32.
+var benchVariants = []string{"fp16", "q4", "int8", "uint8"}
+
+// perfVariantModels opens the perf fixture's float32 file and each of
+// benchVariants (built once per test binary), as perfModel opens it.
+func perfVariantModels(b *testing.B) map[string]*Model {
+	b.Helper()
+	testenv.ORT(b)
+	f := fixtureEntry("perf-variants")
+	f.once.Do(func() {
+		cfg := testmodel.PerfFixture()
+		cfg.Variants = benchVariants
+		f.m, f.err = testmodel.Build(filepath.Join(fixtureRoot, "perf-variants"), cfg)
+	})
+	if f.err != nil {
+		b.Fatal(f.err)
+	}
+	out := map[string]*Model{}
+	for _, v := range append([]string{""}, benchVariants...) {
+		m, err := Open(context.Background(), f.m.Dir, Options{Threads: 1, Variant: v})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { m.Close() })
+		m.eos = nil // decode the full length every time
+		out[v] = m
+	}
+	return out
+}
+
+// variantCost is one variant's time scoring the μBench-shaped items and
+// decoding the Featherweight-shaped prompts.
+type variantCost struct{ score, gen time.Duration }
+
+// BenchmarkVariants times scoring (BenchmarkScoreCached's items) and
+// greedy generation (BenchmarkGenerateCached's prompts) on the perf
+// fixture's float32 file and each variant, in the same loop, and reports
+// each variant's speed as a multiple of float32's (<variant>-score-x,
+// <variant>-gen-x: above 1 is faster), from CPU time where the platform
+// reports it.
+func BenchmarkVariants(b *testing.B) {
+	models := perfVariantModels(b)
+	vocab := models[""].spec.vocab
+	seqs, prompts := choiceItems(benchItems, vocab), genPrompts(vocab)
+	costs := map[string]*variantCost{}
+	for v := range models {
+		costs[v] = &variantCost{}
+		runVariant(b, models[v], seqs, prompts, &variantCost{}) // warm up
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for v, m := range models {
+			runVariant(b, m, seqs, prompts, costs[v])
+		}
+	}
+	base := costs[""]
+	for _, v := range benchVariants {
+		b.ReportMetric(base.score.Seconds()/costs[v].score.Seconds(), v+"-score-x")
+		b.ReportMetric(base.gen.Seconds()/costs[v].gen.Seconds(), v+"-gen-x")
+	}
+	b.ReportMetric(float64(len(seqs))*float64(b.N)/base.score.Seconds(), "fp32-requests/s")
+	b.ReportMetric(float64(20*len(prompts))*float64(b.N)/base.gen.Seconds(), "fp32-tokens/s")
+}
+
+func runVariant(b *testing.B, m *Model, seqs []scoreSeq, prompts []genSeq, c *variantCost) {
+	elapsed := timer()
+	if _, err := m.scoreSeqs(context.Background(), seqs); err != nil {
+		b.Fatal(err)
+	}
+	c.score += elapsed()
+	elapsed = timer()
+	if _, err := m.decodeSeqs(context.Background(), prompts, nil); err != nil {
+		b.Fatal(err)
+	}
+	c.gen += elapsed()
+}
+
+// timer returns the CPU time (wall time where there is none) since it
+// was called.
+func timer() func() time.Duration {
+	start, ok := cpuTime()
+	wall := time.Now()
+	return func() time.Duration {
+		if end, ok2 := cpuTime(); ok && ok2 {
+			return end - start
+		}
+		return time.Since(wall)
+	}
+}
