@@ -160,9 +160,10 @@ func marshalGraph(m *pb.Model, g *pb.Graph) ([]byte, error) {
 	return out.Marshal()
 }
 
-// lmHead is the recognised head: op (MatMul or Gemm) reads input, the
-// final hidden states, and weights computed from initializers only by
-// weightNodes; post (Identity, Cast, Reshape) leads from op to logits.
+// lmHead is the recognised head: op (MatMul, Gemm or MatMulNBits) reads
+// input, the final hidden states, and weights computed from initializers
+// only by weightNodes; post (Identity, Cast, Reshape) leads from op to
+// logits.
 type lmHead struct {
 	op          *pb.Node
 	input       string
@@ -172,8 +173,8 @@ type lmHead struct {
 	width       int
 }
 
-// findHead walks back from the logits output to the MatMul or Gemm that
-// computes them.
+// findHead walks back from the logits output to the MatMul, Gemm or
+// MatMulNBits that computes them.
 func findHead(g *pb.Graph, vocab int) (*lmHead, error) {
 	producer := map[string]*pb.Node{}
 	for _, n := range g.Nodes {
@@ -193,19 +194,22 @@ func findHead(g *pb.Graph, vocab int) (*lmHead, error) {
 			h.post = append([]*pb.Node{n}, h.post...)
 			cur = n.Inputs[0]
 			continue
-		case "MatMul", "Gemm":
+		case "MatMul", "Gemm", "MatMulNBits":
 			h.op = n
 		case "If":
 			return nil, errors.New("logits come from an If (a merged decoder), whose branches each hold the head")
 		default:
-			return nil, fmt.Errorf("logits come from %s, not from a MatMul or Gemm head", n.OpType)
+			return nil, fmt.Errorf("logits come from %s, not from a MatMul, Gemm or MatMulNBits head", n.OpType)
 		}
 		break
+	}
+	h.input = h.op.Inputs[0]
+	if h.op.OpType == "MatMulNBits" {
+		return nbitsHead(h, initializerMap(g), vocab)
 	}
 	if h.op.Domain != "" {
 		return nil, fmt.Errorf("the head is %s of domain %q, not ONNX's", h.op.OpType, h.op.Domain)
 	}
-	h.input = h.op.Inputs[0]
 	w := weightResolver{g: g, producer: producer, inits: initializerMap(g)}
 	wt, err := w.resolve(h.op.Inputs[1])
 	if err != nil {
@@ -235,6 +239,33 @@ func findHead(g *pb.Graph, vocab int) (*lmHead, error) {
 		return nil, fmt.Errorf("the head computes in element type %d; float32 and float16 heads are split", wt.dtype)
 	}
 	h.weightNodes, h.dtype, h.width = w.nodes, wt.dtype, int(width)
+	return h, nil
+}
+
+// nbitsHead is a 4-bit (or other n-bit) head as ONNX Runtime's quantizer
+// writes it: com.microsoft's MatMulNBits reading stored weights (packed
+// B, scales, zero points, bias), its shape in the K and N attributes, and
+// computing in its scales' element type.
+func nbitsHead(h *lmHead, inits map[string]*pb.Tensor, vocab int) (*lmHead, error) {
+	if h.op.Domain != "com.microsoft" {
+		return nil, fmt.Errorf("the head is MatMulNBits of domain %q, not com.microsoft's", h.op.Domain)
+	}
+	for _, in := range h.op.Inputs[1:] {
+		if in != "" && inits[in] == nil {
+			return nil, fmt.Errorf("the head's MatMulNBits reads %s, which is not a stored weight", in)
+		}
+	}
+	k, n := attrInt(h.op, "K", 0), attrInt(h.op, "N", 0)
+	if int(n) != vocab || k <= 0 {
+		return nil, fmt.Errorf("the head's MatMulNBits has K=%d, N=%d outputs, not the vocabulary's %d", k, n, vocab)
+	}
+	if len(h.op.Inputs) < 3 || inits[h.op.Inputs[2]] == nil {
+		return nil, errors.New("the head's MatMulNBits has no scales")
+	}
+	h.dtype, h.width = inits[h.op.Inputs[2]].DataType, int(k)
+	if h.dtype != pb.Float && h.dtype != pb.Float16 {
+		return nil, fmt.Errorf("the head computes in element type %d; float32 and float16 heads are split", h.dtype)
+	}
 	return h, nil
 }
 

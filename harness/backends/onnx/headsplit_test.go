@@ -36,7 +36,7 @@ func wholeRunner(t *testing.T, m *Model) *runner {
 func TestHeadSplitMatchesWhole(t *testing.T) {
 	cases := []struct{ fixture, variant string }{
 		{"gpt2", ""}, {"tied", ""}, {"llama-gqa", ""}, {"llama-tied", ""},
-		{"fp16", ""}, {"external", ""}, {"llama-gqa", "quantized"}, {"nopast", ""},
+		{"fp16", ""}, {"external", ""}, {"llama-gqa", "quantized"}, {"nopast", ""}, {"quant", "q4"},
 	}
 	for _, c := range cases {
 		t.Run(c.fixture+"/"+c.variant, func(t *testing.T) {
@@ -135,12 +135,15 @@ func TestFindHeadRefusals(t *testing.T) {
 	}{
 		{"softcap after the head", func(b *pb.Builder, h string) string {
 			return b.Op("Tanh", b.Op("MatMul", h, weight(b)))
-		}, "logits come from Tanh, not from a MatMul or Gemm head"},
-		{"4-bit head", func(b *pb.Builder, h string) string {
+		}, "logits come from Tanh, not from a MatMul, Gemm or MatMulNBits head"},
+		{"4-bit head without its shape", func(b *pb.Builder, h string) string {
 			y := b.Op("MatMulNBits", h, weight(b))
 			b.Graph().Nodes[len(b.Graph().Nodes)-1].Domain = "com.microsoft"
 			return y
-		}, "logits come from MatMulNBits, not from a MatMul or Gemm head"},
+		}, "the head's MatMulNBits has K=0, N=0 outputs, not the vocabulary's 6"},
+		{"4-bit head of another domain", func(b *pb.Builder, h string) string {
+			return b.Op("MatMulNBits", h, weight(b))
+		}, `the head is MatMulNBits of domain "", not com.microsoft's`},
 		{"weight fed as an input", func(b *pb.Builder, h string) string {
 			return b.Op("MatMul", h, b.Input("w_in", pb.Float, pb.D(4), pb.D(6)))
 		}, "the head's weight: w_in is a graph input, not a stored weight"},
