@@ -54,9 +54,9 @@ const benchItems = 8
 // a busy machine disturbs far less than wall time; scripts/perf.sh prefers
 // it when both sides of a pair report it.
 func cpuMetric(b *testing.B) func() {
-	start, ok := cpuTime()
+	start, ok := testenv.CPUTime()
 	return func() {
-		if end, ok2 := cpuTime(); ok && ok2 {
+		if end, ok2 := testenv.CPUTime(); ok && ok2 {
 			b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
 		}
 	}

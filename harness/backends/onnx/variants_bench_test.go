@@ -90,10 +90,10 @@ func runVariant(b *testing.B, m *Model, seqs []scoreSeq, prompts []genSeq, c *va
 // timer returns the CPU time (wall time where there is none) since it
 // was called.
 func timer() func() time.Duration {
-	start, ok := cpuTime()
+	start, ok := testenv.CPUTime()
 	wall := time.Now()
 	return func() time.Duration {
-		if end, ok2 := cpuTime(); ok && ok2 {
+		if end, ok2 := testenv.CPUTime(); ok && ok2 {
 			return end - start
 		}
 		return time.Since(wall)

@@ -1,14 +1,16 @@
 //go:build unix
 
-package onnx
+package testenv
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the CPU time the process has used, threads included.
-func cpuTime() (time.Duration, bool) {
+// CPUTime is the CPU time the process has used, threads included, for
+// benchmarks that report CPU beside wall time; ok is false where the
+// system cannot say.
+func CPUTime() (d time.Duration, ok bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false
