@@ -127,7 +127,7 @@ func TestRollingLogLikelihoodDesigned(t *testing.T) {
 			assert.InDelta(t, want, res[i].LogProb, designedTol, "text %d, max length %d", i, maxLen)
 			assert.Equal(t, len(toks), res[i].Tokens)
 			assert.Equal(t, len(text), res[i].Bytes)
-			assert.Equal(t, len(rollingWindows(toks, 0, window)), res[i].Windows)
+			assert.Equal(t, len(lm.RollingWindows(toks, 0, window)), res[i].Windows)
 		}
 	}
 	res, err := m.RollingLogLikelihood(context.Background(), texts[1:2], lm.ScoreOptions{MaxLength: 1})

@@ -113,8 +113,8 @@ func (m *Model) RollingLogLikelihood(ctx context.Context, texts []string, opt lm
 		}
 		tokens := m.tok.Encode(text, false)
 		res.Tokens = len(tokens)
-		for _, w := range rollingWindows(tokens, m.prefix, window) {
-			seqs = append(seqs, w)
+		for _, w := range lm.RollingWindows(tokens, m.prefix, window) {
+			seqs = append(seqs, scoreSeq{tokens: w.Tokens, n: w.Scored})
 			owner = append(owner, i)
 			res.Windows++
 		}
@@ -131,26 +131,4 @@ func (m *Model) RollingLogLikelihood(ctx context.Context, texts []string, opt lm
 		}
 	}
 	return out, nil
-}
-
-// rollingWindows is lm-eval's get_rolling_token_windows with context_len 1
-// followed by make_disjoint_window, for sequences of at most window tokens
-// (the conditioning tokens included): the first window is the prefix and
-// the first window-1 tokens; each later one predicts the next window-1
-// tokens (fewer at the end) given the tokens just before them.
-func rollingWindows(tokens []int, prefix, window int) []scoreSeq {
-	if len(tokens) == 0 {
-		return nil
-	}
-	predLen := window - 1
-	first := min(predLen, len(tokens))
-	seq := append([]int{prefix}, tokens[:first]...)
-	out := []scoreSeq{{tokens: seq, n: first}}
-	for done := first; done < len(tokens); {
-		n := min(len(tokens)-done, predLen)
-		end := done + n
-		out = append(out, scoreSeq{tokens: tokens[end-window : end], n: n})
-		done = end
-	}
-	return out
 }

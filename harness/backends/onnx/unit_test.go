@@ -225,55 +225,6 @@ func TestTokenLogProbLargeVocabulary(t *testing.T) {
 	}
 }
 
-func TestRollingWindows(t *testing.T) {
-	const P = 100 // the prefix token
-	tests := []struct {
-		name   string
-		tokens []int
-		window int
-		want   []scoreSeq
-	}{
-		{"empty", nil, 4, nil},
-		{"fits", []int{1, 2, 3}, 4, []scoreSeq{{tokens: []int{P, 1, 2, 3}, n: 3}}},
-		{"exactly one more", []int{1, 2, 3, 4}, 4, []scoreSeq{
-			{tokens: []int{P, 1, 2, 3}, n: 3},
-			{tokens: []int{1, 2, 3, 4}, n: 1},
-		}},
-		{"several", []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 4, []scoreSeq{
-			{tokens: []int{P, 1, 2, 3}, n: 3},
-			{tokens: []int{3, 4, 5, 6}, n: 3},
-			{tokens: []int{6, 7, 8, 9}, n: 3},
-			{tokens: []int{7, 8, 9, 10}, n: 1},
-		}},
-		{"window of two", []int{1, 2, 3}, 2, []scoreSeq{
-			{tokens: []int{P, 1}, n: 1},
-			{tokens: []int{1, 2}, n: 1},
-			{tokens: []int{2, 3}, n: 1},
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := rollingWindows(tt.tokens, P, tt.window)
-			assert.Equal(t, tt.want, got)
-		})
-	}
-	// Every token is scored exactly once, in order, and no window is longer
-	// than asked.
-	tokens := make([]int, 1000)
-	for i := range tokens {
-		tokens[i] = i
-	}
-	for _, window := range []int{2, 3, 7, 512, 999, 1000, 1001, 4096} {
-		var scored []int
-		for _, w := range rollingWindows(tokens, -1, window) {
-			require.LessOrEqual(t, len(w.tokens), window)
-			require.Less(t, w.n, len(w.tokens))
-			scored = append(scored, w.tokens[len(w.tokens)-w.n:]...)
-		}
-		assert.Equal(t, tokens, scored, "window %d", window)
-	}
-}
-
 func TestPlanRows(t *testing.T) {
 	seqs := []scoreSeq{
 		{tokens: []int{9, 1, 2, 3}, n: 1},       // 0: item A, one-token choice

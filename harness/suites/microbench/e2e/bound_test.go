@@ -11,6 +11,7 @@ import (
 	"github.com/feather-eval/feather/harness/backends/onnx"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
+	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/suites/microbench"
 	"github.com/feather-eval/feather/internal/testenv"
 )
@@ -99,26 +100,9 @@ func scoredSequences(tok *tokenizer.Tokenizer, r *recorder) []scoreIDs {
 		out = append(out, scoreIDs{IDs: s.IDs[max(0, len(s.IDs)-microbench.MaxLength):], N: s.N})
 	}
 	for _, text := range r.texts {
-		out = append(out, rollingWindows(tok.Encode(text, false), testmodel.BOSID, microbench.MaxLength)...)
-	}
-	return out
-}
-
-// rollingWindows is the onnx backend's split of a document (lm-eval's
-// get_rolling_token_windows with context_len 1, made disjoint): the first
-// window is the prefix and the first window-1 tokens, each later one the
-// window tokens ending with the next window-1 to predict.
-func rollingWindows(tokens []int, prefix, window int) []scoreIDs {
-	if len(tokens) == 0 {
-		return nil
-	}
-	first := min(window-1, len(tokens))
-	out := []scoreIDs{{IDs: append([]int{prefix}, tokens[:first]...), N: first}}
-	for done := first; done < len(tokens); {
-		n := min(len(tokens)-done, window-1)
-		end := done + n
-		out = append(out, scoreIDs{IDs: tokens[end-window : end], N: n})
-		done = end
+		for _, w := range lm.RollingWindows(tok.Encode(text, false), testmodel.BOSID, microbench.MaxLength) {
+			out = append(out, scoreIDs{IDs: w.Tokens, N: w.Scored})
+		}
 	}
 	return out
 }

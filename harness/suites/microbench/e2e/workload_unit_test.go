@@ -27,14 +27,6 @@ func TestDistinctRowsAddsEachPrefixOnce(t *testing.T) {
 	}, rows)
 }
 
-func TestRollingWindowsAreDisjoint(t *testing.T) {
-	// window 4: the prefix and 3 tokens, then 3 tokens to predict after 1 of context.
-	assert.Equal(t, []scoreIDs{{IDs: []int{1, 10, 11, 12}, N: 3}, {IDs: []int{12, 13, 14, 15}, N: 3}, {IDs: []int{14, 15, 16, 17}, N: 2}},
-		rollingWindows([]int{10, 11, 12, 13, 14, 15, 16, 17}, 1, 4))
-	assert.Equal(t, []scoreIDs{{IDs: []int{1, 10, 11}, N: 2}}, rollingWindows([]int{10, 11}, 1, 4))
-	assert.Nil(t, rollingWindows(nil, 1, 4))
-}
-
 func TestSpreadTakesWholeQuestionsFromAcrossTheList(t *testing.T) {
 	var reqs []lm.LLRequest
 	for _, c := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
