@@ -6,37 +6,45 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/feather-eval/feather/harness/lm/respcache"
+	"github.com/feather-eval/feather/harness/lm"
 )
 
-func fieldNames(v any) []string {
-	t := reflect.TypeOf(v)
-	out := make([]string, t.NumField())
-	for i := range out {
-		out[i] = t.Field(i).Name
+// TestCacheIDClassifiesEveryField: each common entry field either changes
+// the response cache's identity of a model or, for a stated reason (see
+// respcache.ModelID), does not; a new field fails here until it is
+// classified. Backend settings classify their own fields in Identity.
+func TestCacheIDClassifiesEveryField(t *testing.T) {
+	included := []string{"Key", "Backend", "MaxTokens", "Sampling", "Settings"}
+	excluded := []string{"Dir", "Enabled", "Name", "Description"} // the folder, the switch, labels
+	var fields []string
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(Entry{})) {
+		fields = append(fields, f.Name)
 	}
-	return out
-}
+	assert.ElementsMatch(t, fields, append(append([]string(nil), included...), excluded...))
 
-// Every common catalog entry field is either part of the model identity
-// or left out for a stated reason (see respcache.ModelID); a new field fails here
-// until it is classified. Backend settings classify their own fields in
-// their Identity.
-func TestEveryEntryFieldIsClassified(t *testing.T) {
-	included := map[string]string{
-		"Key": "Key", "Backend": "Backend", "MaxTokens": "MaxTokens", "Sampling": "Sampling", "Settings": "Settings",
+	base := Entry{Key: "k", Backend: "scripted", Settings: &scripted{Answer: "B"}}
+	changed := func(field string) Entry {
+		e := base
+		v := reflect.ValueOf(&e).Elem().FieldByName(field)
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("other")
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Int:
+			v.SetInt(7)
+		case reflect.Pointer:
+			temp := 0.5
+			v.Set(reflect.ValueOf(&lm.Sampling{Temperature: &temp}))
+		case reflect.Interface:
+			v.Set(reflect.ValueOf(&scripted{Answer: "C"}))
+		}
+		return e
 	}
-	excluded := []string{"Dir", "Enabled", "Name", "Description"}
-	var classified []string
-	for f := range included {
-		classified = append(classified, f)
-	}
-	classified = append(classified, excluded...)
-	assert.ElementsMatch(t, fieldNames(Entry{}), classified)
-
-	var idFields []string
 	for _, f := range included {
-		idFields = append(idFields, f)
+		assert.NotEqual(t, base.CacheID(), changed(f).CacheID(), "%s changes the identity", f)
 	}
-	assert.ElementsMatch(t, fieldNames(respcache.ModelID{}), idFields)
+	for _, f := range excluded {
+		assert.Equal(t, base.CacheID(), changed(f).CacheID(), "%s leaves the identity", f)
+	}
 }
