@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"golang.org/x/term"
+	"github.com/feather-eval/feather/internal/meter"
 )
 
 // NewClient is the client the commands and the onnx backend use: the
@@ -25,11 +25,8 @@ func NewClient(getenv func(string) string, w io.Writer) (*Client, error) {
 // plain lines elsewhere.
 func NewMeter(w io.Writer) *Meter {
 	m := &Meter{W: w}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		m.TTY = true
-		if width, _, err := term.GetSize(int(f.Fd())); err == nil {
-			m.Width = width
-		}
+	if f, ok := w.(*os.File); ok {
+		m.Width, m.TTY = meter.Terminal(f)
 	}
 	return m
 }
