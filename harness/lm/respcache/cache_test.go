@@ -493,7 +493,7 @@ func TestGenerateWorksAroundAKeyError(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, cached)
 	assert.Equal(t, "ok", res.Text)
-	assert.Equal(t, []string{"respcache: the model identity has no catalog key; build it with FromEntry from a loaded catalog entry"}, reported)
+	assert.Equal(t, []string{"respcache: the model identity has no catalog key; build it with catalog.Entry.CacheID from a loaded catalog entry"}, reported)
 	assert.Empty(t, entryFiles(t, c.Dir()))
 	assert.Equal(t, respcache.Stats{Problems: 1}, c.Stats())
 }

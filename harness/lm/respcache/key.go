@@ -164,9 +164,9 @@ type Key struct {
 func NewKey(id ModelID, req lm.GenerateRequest, trial int) (Key, error) {
 	switch {
 	case id.Key == "":
-		return Key{}, errors.New("respcache: the model identity has no catalog key; build it with FromEntry from a loaded catalog entry")
+		return Key{}, errors.New("respcache: the model identity has no catalog key; build it with catalog.Entry.CacheID from a loaded catalog entry")
 	case id.Backend == "":
-		return Key{}, fmt.Errorf("respcache: model %q: the identity has no backend; build it with FromEntry from a loaded catalog entry", id.Key)
+		return Key{}, fmt.Errorf("respcache: model %q: the identity has no backend; build it with catalog.Entry.CacheID from a loaded catalog entry", id.Key)
 	case trial < 0:
 		return Key{}, fmt.Errorf("respcache: model %q: trial %d is negative; trials are numbered from 1", id.Key, trial)
 	}

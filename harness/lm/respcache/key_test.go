@@ -35,7 +35,7 @@ func TestKeyGolden(t *testing.T) {
 // The identity document of each backend: what is in, what is out. Labels,
 // enabled, the folder, api_key_env, threads, sessions and device_id are
 // out; headers are in as a digest of their templates.
-func TestFromEntry(t *testing.T) {
+func TestCacheIDOfEntries(t *testing.T) {
 	t.Setenv("RESPCACHE_TEST_HEADER", "secret-header-value")
 	t.Setenv(openai.OpenRouterBaseURLEnv, "")
 	dir := t.TempDir()
@@ -235,9 +235,9 @@ func TestNewKeyErrors(t *testing.T) {
 		want  string
 	}{
 		{name: "no key", id: respcache.ModelID{Backend: "onnx"}, trial: 1,
-			want: "respcache: the model identity has no catalog key; build it with FromEntry from a loaded catalog entry"},
+			want: "respcache: the model identity has no catalog key; build it with catalog.Entry.CacheID from a loaded catalog entry"},
 		{name: "no backend", id: respcache.ModelID{Key: "m"}, trial: 1,
-			want: `respcache: model "m": the identity has no backend; build it with FromEntry from a loaded catalog entry`},
+			want: `respcache: model "m": the identity has no backend; build it with catalog.Entry.CacheID from a loaded catalog entry`},
 		{name: "negative trial", id: id, trial: -1,
 			want: `respcache: model "m": trial -1 is negative; trials are numbered from 1`},
 		{name: "invalid tool parameters", id: id, trial: 2,
@@ -252,7 +252,7 @@ func TestNewKeyErrors(t *testing.T) {
 	}
 }
 
-// The cache never reads the key variable; this guards FromEntry against
+// The cache never reads the key variable; this guards CacheID against
 // learning to.
 func TestKeyHoldsNoCredential(t *testing.T) {
 	const secret = "sk-respcache-sentinel-0123456789"
