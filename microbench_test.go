@@ -64,7 +64,8 @@ func TestMicrobench(t *testing.T) {
 			}
 			r.Save = func(res *microbench.Result) error { return mbSave(t, res) }
 			r.ShowLevels, r.Log = *optMBShowLevels, func(s string) { fmt.Print(s) }
-			res, err := mbTracked(workContext(t), tracker, r, e, openModel(t, e))
+			info, scorer := openAs[lm.Scorer](t, e, "score log-likelihoods, which μBench needs; use a local ONNX model or an OpenAI-compatible completions server that returns prompt log-probs")
+			res, err := mbTracked(workContext(t), tracker, r, info, scorer)
 			switch {
 			case microbench.Partial(err):
 				t.Error(err) // the failed items fail below; the rest stand
@@ -82,23 +83,13 @@ func mbRun(tasks []*microbench.Task, selected func(path ...string) bool) *microb
 	return &microbench.Run{Tasks: tasks, MaxLength: *optMBMaxLength, Selected: selected}
 }
 
-// mbEvaluate scores one model: the catalog entry labels it, and a model
-// without a Scorer is an error that says so.
-func mbEvaluate(ctx context.Context, r *microbench.Run, e catalog.Entry, m lm.Model) (*microbench.Result, error) {
-	s, ok := m.(lm.Scorer)
-	if !ok {
-		return nil, fmt.Errorf("model %q (backend %s) cannot score log-likelihoods, which μBench needs; use a local ONNX model or an OpenAI-compatible completions server that returns prompt log-probs", e.Key, e.Backend)
-	}
-	return r.Evaluate(ctx, e.Info(m), s)
-}
-
 // mbTracked scores one model with its progress on tr: the units arrive
 // together, once the batches are back.
-func mbTracked(ctx context.Context, tr *progress.Tracker, r *microbench.Run, e catalog.Entry, m lm.Model) (*microbench.Result, error) {
-	task := tr.Start("microbench", e.Key, r.Planned(), 0)
+func mbTracked(ctx context.Context, tr *progress.Tracker, r *microbench.Run, info lm.Info, s lm.Scorer) (*microbench.Result, error) {
+	task := tr.Start("microbench", info.Key, r.Planned(), 0)
 	defer task.End()
 	r.OnUnit = task.Unit
-	return mbEvaluate(ctx, r, e, m)
+	return r.Evaluate(ctx, info, s)
 }
 
 // mbSave writes the model's result file and rewrites the run's leaderboard.
@@ -139,7 +130,7 @@ func TestMBRunFilterCutsWork(t *testing.T) {
 				LogProb: func(lm.LLRequest) lm.LLResult { return lm.LLResult{LogProb: -1} },
 				Rolling: func(s string) lm.RollingResult { return lm.RollingResult{LogProb: -float64(len(s))} },
 			}
-			res, err := mbEvaluate(t.Context(), r, catalog.Entry{Key: "m"}, m)
+			res, err := r.Evaluate(t.Context(), lm.Info{Key: "m"}, m)
 			require.NoError(t, err)
 			assert.Len(t, res.Items, tc.items)
 			assert.Len(t, res.Documents, tc.docs)
@@ -185,7 +176,7 @@ func TestMBOverCompletionsServer(t *testing.T) {
 		fakeserver.Settings(e).Chat = "no"
 		m, err := catalog.Open(t.Context(), e)
 		require.NoError(t, err)
-		res, err := mbEvaluate(t.Context(), mbRun(tasks, f.Under("TestMicrobench", "api")), e, m)
+		res, err := mbRun(tasks, f.Under("TestMicrobench", "api")).Evaluate(t.Context(), e.Info(m), m.(lm.Scorer))
 		require.NoError(t, err)
 		require.Len(t, res.Items, 1)
 		rec := res.Items[0]
@@ -203,7 +194,7 @@ func TestMBOverCompletionsServer(t *testing.T) {
 		fakeserver.Settings(e).Chat = "no"
 		m, err := catalog.Open(t.Context(), e)
 		require.NoError(t, err)
-		_, err = mbEvaluate(t.Context(), mbRun(tasks, f.Under("TestMicrobench", "api")), e, m)
+		_, err = mbRun(tasks, f.Under("TestMicrobench", "api")).Evaluate(t.Context(), e.Info(m), m.(lm.Scorer))
 		var re *microbench.RequestErrors
 		require.ErrorAs(t, err, &re)
 		assert.True(t, re.All(), "TestMicrobench stops the model on this error")
@@ -226,7 +217,7 @@ func TestMBProgress(t *testing.T) {
 		LogProb: func(lm.LLRequest) lm.LLResult { return lm.LLResult{LogProb: -1} },
 		Rolling: func(s string) lm.RollingResult { return lm.RollingResult{LogProb: -float64(len(s))} },
 	}
-	_, err = mbTracked(t.Context(), tr, mbRun(tasks, f.Under("TestMicrobench", "m")), catalog.Entry{Key: "m"}, m)
+	_, err = mbTracked(t.Context(), tr, mbRun(tasks, f.Under("TestMicrobench", "m")), lm.Info{Key: "m"}, m)
 	require.NoError(t, err)
 	tr.Close()
 	assert.Equal(t, "microbench m  3/3 units in 0s\nfeather: finished in 0s\n", b.String(), "2 items and a document")
