@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,7 +154,7 @@ func TestSubtests(t *testing.T) {
 		assert.Equal(t, "fail", r.status["completion/a"])
 		assert.Contains(t, r.output["completion/a"], "regression: a passed in the baseline")
 		assert.Contains(t, r.order, "completion/gate", "the section's gate subtest runs after its units")
-		assert.Equal(t, "completion/gate", r.order[slicesIndex(r.order, "completion/c")+1])
+		assert.Equal(t, "completion/gate", r.order[slices.Index(r.order, "completion/c")+1])
 	})
 	t.Run("an interrupted run leaves scores unchecked", func(t *testing.T) {
 		r := runFixture(t, "GATE=1", "INTERRUPTED=1", "DIR="+dir)
@@ -165,13 +166,4 @@ func TestSubtests(t *testing.T) {
 		assert.Equal(t, "pass", r.status["completion/a"], "the baseline is not consulted")
 		assert.NotContains(t, r.order, "completion/gate")
 	})
-}
-
-func slicesIndex(s []string, v string) int {
-	for i, x := range s {
-		if x == v {
-			return i
-		}
-	}
-	return -2
 }

@@ -40,14 +40,7 @@ type Outcome struct {
 
 // Any reports whether Selected leaves any item to ask, so that a model
 // with none need not even be opened.
-func (r *Run) Any() bool {
-	for _, st := range r.Styles {
-		if len(r.batch(st)) > 0 {
-			return true
-		}
-	}
-	return false
-}
+func (r *Run) Any() bool { return r.Planned() > 0 }
 
 // Planned is how many units Model reports when it runs to the end: the
 // selected items in each style.

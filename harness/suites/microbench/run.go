@@ -71,16 +71,7 @@ func Partial(err error) bool {
 
 // AnySelected reports whether the run selects any unit, so that a run that
 // -run points elsewhere need not even open the model.
-func (r *Run) AnySelected() bool {
-	for _, t := range r.Tasks {
-		for _, it := range t.Items {
-			if r.selected(t.ID, it.ID) {
-				return true
-			}
-		}
-	}
-	return false
-}
+func (r *Run) AnySelected() bool { return r.Planned() > 0 }
 
 // Planned is how many units the run reports: its selected items and
 // documents.
