@@ -5,8 +5,9 @@
 // the folders are shown to load and behave as real exports do: config and
 // generation_config fields, layouts, position_ids, the merged decoder's
 // use_cache_branch, external data, float16, 8-bit (dynamic) and 4-bit
-// (MatMulNBits) variants, EOS
-// lists, left-padded batches.
+// (MatMulNBits) variants, fused GroupQueryAttention with and without
+// position_ids, Qwen 3, Gemma 3 and Phi-3 configs, EOS lists, left-padded
+// batches.
 //
 //   make goldens        (or: cd scripts/goldens && node testmodel.mjs)
 //

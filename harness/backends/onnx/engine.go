@@ -311,7 +311,8 @@ type contRow struct {
 }
 
 // continueRows runs stage 2: each member's continuation (minus its last
-// token) on top of its context's cache, right-padded.
+// token) on top of its context's cache, right-padded (or, for exports
+// that allow no padding, only continuations of one length together).
 func (m *Model) continueRows(r *runner, rows []stageRow, st1 *step, kv *kvCache, seqs []scoreSeq, out []seqScore) error {
 	var all []contRow
 	for b, row := range rows {
@@ -331,7 +332,7 @@ func (m *Model) continueRows(r *runner, rows []stageRow, st1 *step, kv *kvCache,
 		end := start + 1
 		for end < len(all) && end-start < maxContRows && (end-start+1)*(past+seq) <= m.contTokens() {
 			next := seqs[all[end].seq].n - 1
-			if 4*(end-start+1)*seq > 5*(real+next) {
+			if 4*(end-start+1)*seq > 5*(real+next) || (m.spec.unpadded && next != seq) {
 				break
 			}
 			real += next

@@ -55,6 +55,17 @@ var modelConfigs = map[string]testmodel.Config{
 	"llama-tied":  {Arch: testmodel.Llama, KVHeads: 2, TiedEmbeddings: true, PositionIDs: true, Seed: 24},
 	"keep":        {Arch: testmodel.Llama, KVHeads: 2, PositionIDs: true, LogitsToKeep: "num_logits_to_keep", Seed: 22},
 	"keep-merged": {Arch: testmodel.GPT2, Layout: testmodel.LayoutMerged, LogitsToKeep: "logits_to_keep", Seed: 23},
+	// The layouts of real exports beyond optimum's plain graph: onnxruntime's
+	// fused GroupQueryAttention as the genai builder writes it for the CPU
+	// (no position_ids: the operator rotates; the file named by
+	// genai_config.json) with Phi-3's config, and as
+	// onnx-community writes it with position_ids, with Qwen 3's config
+	// (head_dim ≠ hidden/heads) and a 4-bit variant; Gemma 3's config
+	// (one KV head, wide heads) on the plain graph.
+	"genai-gqa": {Arch: testmodel.Llama, Heads: 4, KVHeads: 2, GroupQueryAttention: true, Family: "phi3", Seed: 26,
+		Layout: "phi3-mini-instruct-cpu-fp32.onnx", GenAIConfig: true},
+	"community-gqa": {Arch: testmodel.Llama, Heads: 4, KVHeads: 2, HeadDim: 32, GroupQueryAttention: true, PositionIDs: true, Family: "qwen3", TiedEmbeddings: true, Seed: 27, Variants: []string{"q4"}},
+	"gemma3":        {Arch: testmodel.Llama, Heads: 4, KVHeads: 1, HeadDim: 32, PositionIDs: true, Family: "gemma3_text", TiedEmbeddings: true, Seed: 28},
 	// quant has every variant that runs: 4-bit MatMulNBits, dynamic 8-bit
 	// and float16, with an untied head (quantized too).
 	"quant": {Arch: testmodel.Llama, KVHeads: 2, PositionIDs: true, Seed: 25, Variants: []string{"q4", "int8", "uint8", "fp16"}},

@@ -38,6 +38,11 @@ func locateONNX(dir, variant string) (string, error) {
 			return filepath.Join(dir, rel), nil
 		}
 	}
+	if variant == "" || variant == layout.FP32 {
+		if file, err := genAIDecoder(dir); file != "" || err != nil {
+			return file, err
+		}
+	}
 	found := listONNX(dir)
 	if len(found) == 0 {
 		return "", fmt.Errorf("%s has no ONNX decoder file (looked for %s); export one with `optimum-cli export onnx --task text-generation-with-past`, or download a repository that has an onnx/ folder", dir, strings.Join(tried, ", "))
@@ -57,6 +62,27 @@ func locateONNX(dir, variant string) (string, error) {
 	}
 	return "", fmt.Errorf("%s has no %s variant (looked for %s); it has %s. Set the model's \"variant\" to one of: %s",
 		dir, want, strings.Join(tried, ", "), strings.Join(names, ", "), strings.Join(variants, ", "))
+}
+
+// genAIDecoder returns the decoder file dir's genai_config.json names, ""
+// when the folder has no such file.
+func genAIDecoder(dir string) (string, error) {
+	cfgPath := filepath.Join(dir, layout.GenAIConfig)
+	data, err := os.ReadFile(cfgPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	} else if err != nil {
+		return "", err
+	}
+	name, err := layout.GenAIDecoder(data)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	file := filepath.Join(dir, filepath.FromSlash(name))
+	if st, err := os.Stat(file); err != nil || st.IsDir() {
+		return "", fmt.Errorf("%s names the decoder %s, which is not in %s; download it (and its .onnx.data) into the folder", cfgPath, name, dir)
+	}
+	return file, nil
 }
 
 // listONNX lists the decoder files in dir and dir/onnx, sorted by path.

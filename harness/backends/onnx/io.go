@@ -36,6 +36,12 @@ type ioSpec struct {
 	outputs []string
 
 	hasMask, hasPos, hasCacheBranch bool
+	// unpadded says rows may hold no padding anywhere, the cache included:
+	// onnxruntime's fused GroupQueryAttention (genai and onnx-community
+	// exports) reads the mask only as each row's length and takes a row's
+	// tokens to come first, so a left pad, or a short row padded on the
+	// right on top of a cache, is attended as if it were text.
+	unpadded bool
 	// keepInput names the logits-to-keep input; "" when the export has none.
 	keepInput string
 	// layers is the number of past/present pairs; 0 for exports without a
@@ -48,9 +54,10 @@ type ioSpec struct {
 }
 
 // leftPadOK says whether rows of different lengths may share a batch:
-// left padding needs the mask to hide the pads and explicit positions so
-// the pads do not shift the real tokens' positions.
-func (s *ioSpec) leftPadOK() bool { return s.hasMask && s.hasPos }
+// left padding needs the mask to hide the pads, explicit positions so
+// the pads do not shift the real tokens' positions, and attention that
+// honours the mask position by position.
+func (s *ioSpec) leftPadOK() bool { return s.hasMask && s.hasPos && !s.unpadded }
 
 // kvElem is the byte size of one cache element.
 func (s *ioSpec) kvElem() int { return elemSize(s.kvType) }

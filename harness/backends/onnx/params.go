@@ -18,6 +18,7 @@ type initializer struct {
 // node is the part of a graph node the parameter count needs.
 type node struct {
 	op      string
+	domain  string // "" for ONNX's own operators
 	inputs  []string
 	outputs []string
 	ints    map[string]int64
@@ -44,7 +45,7 @@ func readGraphSummary(path string) (*graphSummary, error) {
 	g := &graphSummary{external: m.ExternalLocations()}
 	for _, pg := range m.Graphs() {
 		for _, n := range pg.Nodes {
-			nd := node{op: n.OpType, inputs: n.Inputs, outputs: n.Outputs, ints: map[string]int64{}}
+			nd := node{op: n.OpType, domain: n.Domain, inputs: n.Inputs, outputs: n.Outputs, ints: map[string]int64{}}
 			for _, a := range n.Attrs {
 				if a.Type == pb.AttrIntType && a.Name != "" {
 					nd.ints[a.Name] = a.I
@@ -59,6 +60,16 @@ func readGraphSummary(path string) (*graphSummary, error) {
 	return g, nil
 }
 
+// hasOp reports whether any node, in any subgraph, is an op of that type.
+func (g *graphSummary) hasOp(op string) bool {
+	for _, n := range g.nodes {
+		if n.op == op {
+			return true
+		}
+	}
+	return false
+}
+
 // paramCount counts the weights the initializers hold: floating-point
 // tensors of more than one element, and the integer weights quantization
 // operators read. Index and shape constants and scalars are not weights;
@@ -67,6 +78,9 @@ func readGraphSummary(path string) (*graphSummary, error) {
 // quantized export reports its original's count. Float constants such as
 // a RoPE frequency table (head_dim/2 values) do count: nothing in the file
 // tells them from weights, and they are a tiny fraction of any real model.
+// The cos/sin tables that fused rotary operators read do not: they hold
+// max_positions × head_dim/2 values each (12.6 million for a 128k-context
+// Phi-3), and the operator names them.
 func (g *graphSummary) paramCount() int64 {
 	skip := map[string]bool{}
 	weight := map[string]int64{} // integer weights: their logical size
@@ -108,6 +122,14 @@ func (g *graphSummary) paramCount() int64 {
 				}
 			}
 			skip[input(n, 2)], skip[input(n, 3)] = true, true
+		case "GroupQueryAttention": // cos_cache, sin_cache
+			skip[input(n, 7)], skip[input(n, 8)] = true, true
+		case "RotaryEmbedding": // cos_cache, sin_cache
+			if n.domain == "com.microsoft" {
+				skip[input(n, 2)], skip[input(n, 3)] = true, true
+			} else {
+				skip[input(n, 1)], skip[input(n, 2)] = true, true // ONNX's, opset 23
+			}
 		case "DequantizeLinear":
 			weight[input(n, 0)] = size(input(n, 0))
 			skip[input(n, 1)], skip[input(n, 2)] = true, true

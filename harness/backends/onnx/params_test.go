@@ -42,6 +42,9 @@ func TestParamCountQuantizedOps(t *testing.T) {
 			pb.Int8Tensor("mmi.B", []int64{H, N}, make([]int8, H*N)), pb.Int8Tensor("mmi.zp", []int64{N}, make([]int8, N)), f32("mmi.scale", N),
 			u8("dq.x", N, H), f32("dq.scale", N), u8("dq.zp", N),
 			f32("norm.weight", H),
+			f32("gqa.cos", 4096, H/2), f32("gqa.sin", 4096, H/2), // the fused operators' rotary tables
+			f32("rot.cos", 4096, H/2), f32("rot.sin", 4096, H/2),
+			f32("rot23.cos", 4096, H/2), f32("rot23.sin", 4096, H/2),
 			f32("eps", 1), f32("scalar"), pb.Int64Tensor("shape", []int64{3}, []int64{1, 2, 3}),
 		},
 		Nodes: []*pb.Node{
@@ -53,6 +56,9 @@ func TestParamCountQuantizedOps(t *testing.T) {
 			{OpType: "MatMulInteger", Inputs: []string{"hq", "mmi.B", "hzp", "mmi.zp"}, Outputs: []string{"z"}},
 			{OpType: "Mul", Inputs: []string{"hscale", "mmi.scale"}, Outputs: []string{"zscale"}}, // quantize_dynamic's scale: not a weight
 			{OpType: "DequantizeLinear", Inputs: []string{"dq.x", "dq.scale", "dq.zp"}, Outputs: []string{"w"}},
+			{OpType: "GroupQueryAttention", Domain: "com.microsoft", Inputs: []string{"q", "k", "v", "pk", "pv", "seqlens", "total", "gqa.cos", "gqa.sin"}, Outputs: []string{"a", "ck", "cv"}},
+			{OpType: "RotaryEmbedding", Domain: "com.microsoft", Inputs: []string{"x", "pos", "rot.cos", "rot.sin"}, Outputs: []string{"xr"}},
+			{OpType: "RotaryEmbedding", Inputs: []string{"x", "rot23.cos", "rot23.sin", "pos"}, Outputs: []string{"xr23"}},
 		},
 	}
 	data, err := (&pb.Model{IRVersion: 8, Opsets: []pb.Opset{{Version: 17}, {Domain: "com.microsoft", Version: 1}}, Graph: g}).Marshal()
@@ -66,7 +72,7 @@ func TestParamCountQuantizedOps(t *testing.T) {
 		V*H + // 4-bit embedding: two weights a byte
 		H*N + // MatMulInteger's int8 weight
 		N*H + // DequantizeLinear's 8-bit weight
-		H) // a float weight; scales, zero points, scalars and shapes are not weights
+		H) // a float weight; scales, zero points, scalars, shapes and rotary tables are not weights
 	assert.Equal(t, want, sum.paramCount())
 }
 

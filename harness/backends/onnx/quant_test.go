@@ -12,11 +12,12 @@ import (
 	"github.com/feather-eval/feather/harness/lm"
 )
 
-// variantCase is a variant of the "quant" fixture and how close its
-// logits come to its own reference (testmodel's Variant: the weights as
-// the file stores them, dequantized).
+// variantCase is a variant of a fixture ("quant" unless named) and how
+// close its logits come to its own reference (testmodel's Variant: the
+// weights as the file stores them, dequantized).
 type variantCase struct {
 	variant string
+	fixture string
 	// exact bounds a call the reference reproduces: one sequence, the
 	// prompt in one call and then a token per call. q4 computes in
 	// float32 from the dequantized weights, so only summation order
@@ -32,15 +33,27 @@ type variantCase struct {
 }
 
 var variantCases = []variantCase{
-	{"q4", tol, tol},
-	{"fp16", 2e-2, 2e-2},
-	{"int8", 1e-3, 0.05},
-	{"uint8", 1e-3, 0.05},
+	{"q4", "", tol, tol},
+	{"fp16", "", 2e-2, 2e-2},
+	{"int8", "", 1e-3, 0.05},
+	{"uint8", "", 1e-3, 0.05},
+	// onnx-community's usual file: 4-bit weights around fused attention
+	{"q4", "community-gqa", tol, tol},
 }
 
-func openVariant(t *testing.T, variant string) (*Model, *testmodel.Model) {
+func (c variantCase) name() string {
+	if c.fixture == "" {
+		return c.variant
+	}
+	return c.fixture + "/" + c.variant
+}
+
+func openVariant(t *testing.T, fixtureName, variant string) (*Model, *testmodel.Model) {
 	t.Helper()
-	fx := fixture(t, "quant")
+	if fixtureName == "" {
+		fixtureName = "quant"
+	}
+	fx := fixture(t, fixtureName)
 	ref, err := fx.Variant(variant)
 	require.NoError(t, err)
 	return open(t, fx.Dir, Options{Variant: variant}), ref
@@ -65,9 +78,9 @@ func referenceGreedy(ref *testmodel.Model, prompt []int, n int) []int {
 // greedy generation against the variant's reference.
 func TestVariantsRun(t *testing.T) {
 	for _, c := range variantCases {
-		t.Run(c.variant, func(t *testing.T) {
-			m, ref := openVariant(t, c.variant)
-			assert.Equal(t, fixture(t, "quant").Path(c.variant), m.file)
+		t.Run(c.name(), func(t *testing.T) {
+			m, ref := openVariant(t, c.fixture, c.variant)
+			assert.Equal(t, ref.Path(c.variant), m.file)
 			vocab := ref.Config.Vocab
 
 			seq := ids(9, vocab, 1)
@@ -111,7 +124,6 @@ func TestVariantsRun(t *testing.T) {
 // LogLikelihood on μBench-shaped requests (a shared context, several
 // continuations) and Generate on a batch of greedy prompts.
 func TestVariantsThroughTheAPI(t *testing.T) {
-	fp32 := open(t, fixture(t, "quant").Dir, Options{})
 	reqs := []lm.LLRequest{
 		{Context: "The cat sat on the", Continuation: " mat"},
 		{Context: "The cat sat on the", Continuation: " hat, and then it slept"},
@@ -122,11 +134,11 @@ func TestVariantsThroughTheAPI(t *testing.T) {
 		{Prompt: "Once upon a time", MaxNewTokens: 6, Sampling: lm.Greedy()},
 		{Prompt: "The answer is", MaxNewTokens: 6, Sampling: lm.Greedy()},
 	}
-	base, err := fp32.LogLikelihood(context.Background(), reqs, lm.ScoreOptions{})
-	require.NoError(t, err)
 	for _, c := range variantCases {
-		t.Run(c.variant, func(t *testing.T) {
-			m, _ := openVariant(t, c.variant)
+		t.Run(c.name(), func(t *testing.T) {
+			m, ref := openVariant(t, c.fixture, c.variant)
+			base, err := open(t, ref.Dir, Options{}).LogLikelihood(context.Background(), reqs, lm.ScoreOptions{})
+			require.NoError(t, err)
 			res, err := m.LogLikelihood(context.Background(), reqs, lm.ScoreOptions{})
 			require.NoError(t, err)
 			for i, r := range res {
@@ -160,7 +172,7 @@ func TestVariantsThroughTheAPI(t *testing.T) {
 func TestQuantizedHeads(t *testing.T) {
 	for v, split := range map[string]bool{"q4": true, "int8": false} {
 		t.Run(v, func(t *testing.T) {
-			m, _ := openVariant(t, v)
+			m, _ := openVariant(t, "", v)
 			assert.Equal(t, split, m.runners[0].head != nil, "split")
 		})
 	}

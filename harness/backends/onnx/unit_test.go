@@ -100,6 +100,7 @@ func TestLocateONNX(t *testing.T) {
 		variant string
 		want    string // relative path, or the error with DIR for the folder
 		wantErr bool
+		genai   string // genai_config.json's content, when set
 	}{
 		{name: "transformers.js", files: []string{"onnx/model.onnx", "onnx/model_quantized.onnx"}, want: "onnx/model.onnx"},
 		{name: "variant", files: []string{"onnx/model.onnx", "onnx/model_quantized.onnx"}, variant: "quantized", want: "onnx/model_quantized.onnx"},
@@ -117,6 +118,16 @@ func TestLocateONNX(t *testing.T) {
 			want: "DIR has no fp32 variant (looked for model.onnx, onnx/model.onnx, decoder_model_merged.onnx, onnx/decoder_model_merged.onnx); " +
 				"it has onnx/model_quantized.onnx (quantized). Set the model's \"variant\" to one of: quantized",
 		},
+		{name: "genai builder's folder", files: []string{"phi3-mini-cpu-int4.onnx", "phi3-mini-cpu-int4.onnx.data"},
+			genai: `{"model": {"decoder": {"filename": "phi3-mini-cpu-int4.onnx", "session_options": {}}, "type": "phi3"}}`, want: "phi3-mini-cpu-int4.onnx"},
+		{name: "standard names first", files: []string{"onnx/model.onnx", "other.onnx"},
+			genai: `{"model": {"decoder": {"filename": "other.onnx"}}}`, want: "onnx/model.onnx"},
+		{name: "genai file missing", files: []string{"config.json"}, genai: `{"model": {"decoder": {"filename": "phi3.onnx"}}}`, wantErr: true,
+			want: "DIR/genai_config.json names the decoder phi3.onnx, which is not in DIR; download it (and its .onnx.data) into the folder"},
+		{name: "genai without a decoder", files: []string{"x.onnx"}, genai: `{"model": {"type": "phi3"}}`, wantErr: true,
+			want: "DIR/genai_config.json: model.decoder.filename is missing"},
+		{name: "genai naming a file outside", files: []string{"x.onnx"}, genai: `{"model": {"decoder": {"filename": "../x.onnx"}}}`, wantErr: true,
+			want: "DIR/genai_config.json: model.decoder.filename \"../x.onnx\" is not a .onnx file inside the folder"},
 		{
 			name: "no onnx", files: []string{"config.json", "tokenizer.json"}, wantErr: true,
 			want: "DIR has no ONNX decoder file (looked for model.onnx, onnx/model.onnx, decoder_model_merged.onnx, onnx/decoder_model_merged.onnx); " +
@@ -129,6 +140,9 @@ func TestLocateONNX(t *testing.T) {
 			files := map[string]string{}
 			for _, f := range tt.files {
 				files[f] = "x"
+			}
+			if tt.genai != "" {
+				files["genai_config.json"] = tt.genai
 			}
 			writeFiles(t, dir, files)
 			got, err := locateONNX(dir, tt.variant)

@@ -70,6 +70,9 @@ type Export struct {
 	Past        bool // past_key_values inputs and present outputs
 	Merged      bool // optimum's merged decoder: If on use_cache_branch
 	PositionIDs bool // a position_ids input; without it positions follow the mask
+	// GQA writes attention as onnxruntime's GroupQueryAttention (gqa.go);
+	// it needs Past and a RoPE architecture.
+	GQA bool
 	// LogitsToKeep, when set, names an int64 scalar input k (optimum's
 	// num_logits_to_keep or logits_to_keep): the head runs on the last k
 	// positions only, all of them when k is 0, as transformers slices.
@@ -168,9 +171,13 @@ func Graph(a Arch, c Config, w map[string]*seeded.Tensor, e Export) *pb.Model {
 	for i, v := range outs {
 		b.Output(v, outNames[i], io, outShapes[i]...)
 	}
+	opsets := []pb.Opset{{Domain: "", Version: Opset}}
+	if e.GQA {
+		opsets = append(opsets, pb.Opset{Domain: MSDomain, Version: MSVersion})
+	}
 	return &pb.Model{
 		IRVersion:       IRVersion,
-		Opsets:          []pb.Opset{{Domain: "", Version: Opset}},
+		Opsets:          opsets,
 		ProducerName:    "feather-testmodel", // every file so far says so: a change would change the pinned smoke files
 		ProducerVersion: "1",
 		Graph:           b.Graph(),
@@ -235,7 +242,16 @@ type Pass struct {
 	e    Export
 	past bool
 	bias string // additive attention mask [batch, 1, seq, total]
+
+	// With Export.GQA: the lengths every GroupQueryAttention node reads,
+	// and the operator's rotary tables when it rotates (no position_ids).
+	gqa            gqaInputs
+	gqaCos, gqaSin string
 }
+
+// RotaryInAttention says whether attention applies rotary embeddings
+// itself, so the architecture must not.
+func (p *Pass) RotaryInAttention() bool { return p.e.GQA && !p.e.PositionIDs }
 
 // Config is the model's shape.
 func (p *Pass) Config() Config { return p.c }
@@ -286,7 +302,13 @@ func (p *Pass) build(a Arch) []string {
 	pastLen := p.Op("Sub", total, seq)
 
 	pos := "position_ids"
-	if !p.e.PositionIDs {
+	if p.e.GQA {
+		p.gqa = p.gqaLengths()
+		if p.RotaryInAttention() {
+			p.gqaCos, p.gqaSin = p.rotaryCaches()
+			pos = ""
+		}
+	} else if !p.e.PositionIDs {
 		// HF: position_ids = cumsum(mask) - 1, masked positions set to 1,
 		// keeping the last seq columns.
 		q := p.Op("Sub", p.Op("CumSum", mask, b.Int(1)), b.Int(1))
@@ -297,11 +319,14 @@ func (p *Pass) build(a Arch) []string {
 	// Query i (absolute position past+i) sees key j when j ≤ past+i and the
 	// mask keeps j. Masked scores get float32's lowest value, as HF does,
 	// so a fully masked row (a padding query) stays finite.
-	kpos := p.Op("Range", b.Int(0), total, b.Int(1))
-	qpos := p.Op("Range", pastLen, total, b.Int(1))
-	causal := p.Op("LessOrEqual", p.unsqueeze(kpos, 0), p.unsqueeze(qpos, 1))
-	keep := p.Op("And", causal, p.cast(p.unsqueeze(mask, 1, 2), pb.Bool))
-	p.bias = p.Op("Where", keep, b.Float(0), b.Float(-math.MaxFloat32))
+	// GroupQueryAttention masks by itself.
+	if !p.e.GQA {
+		kpos := p.Op("Range", b.Int(0), total, b.Int(1))
+		qpos := p.Op("Range", pastLen, total, b.Int(1))
+		causal := p.Op("LessOrEqual", p.unsqueeze(kpos, 0), p.unsqueeze(qpos, 1))
+		keep := p.Op("And", causal, p.cast(p.unsqueeze(mask, 1, 2), pb.Bool))
+		p.bias = p.Op("Where", keep, b.Float(0), b.Float(-math.MaxFloat32))
+	}
 
 	x, presents := a.Forward(p, ids, pos)
 	if k := p.e.LogitsToKeep; k != "" {

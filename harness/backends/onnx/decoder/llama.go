@@ -62,10 +62,12 @@ func (llama) Forward(p *Pass, ids, pos string) (string, []string) {
 	c := p.c
 	var r ropeTables
 	x := p.Op("Gather", p.Weight(llamaEmbed), ids)
-	freqs := p.Op("Mul", p.unsqueeze(p.cast(pos, pb.Float), 2), p.B.Const(pb.FloatTensor("", []int64{int64(c.HeadDim / 2)}, InvFreq(c))))
-	emb := p.Attr("Concat", []pb.Attribute{pb.AttrInt("axis", -1)}, freqs, freqs)
-	r.cos = p.unsqueeze(p.Op("Cos", emb), 1)
-	r.sin = p.unsqueeze(p.Op("Sin", emb), 1)
+	if !p.RotaryInAttention() {
+		freqs := p.Op("Mul", p.unsqueeze(p.cast(pos, pb.Float), 2), p.B.Const(pb.FloatTensor("", []int64{int64(c.HeadDim / 2)}, InvFreq(c))))
+		emb := p.Attr("Concat", []pb.Attribute{pb.AttrInt("axis", -1)}, freqs, freqs)
+		r.cos = p.unsqueeze(p.Op("Cos", emb), 1)
+		r.sin = p.unsqueeze(p.Op("Sin", emb), 1)
+	}
 
 	var presents []string
 	for i := 0; i < c.Layers; i++ {
@@ -101,12 +103,22 @@ func (r ropeTables) rotate(l *Pass, x string) string {
 func llamaLayer(l *Pass, r ropeTables, i int, x string) (out, presentK, presentV string) {
 	c := l.c
 	h := rmsNorm(l, x, LayerName(i, "input_layernorm.weight"))
-	q := r.rotate(l, l.Heads(l.Linear(h, LayerName(i, "self_attn.q_proj.weight")), c.Heads))
-	k := r.rotate(l, l.Heads(l.Linear(h, LayerName(i, "self_attn.k_proj.weight")), c.KVHeads))
-	v := l.Heads(l.Linear(h, LayerName(i, "self_attn.v_proj.weight")), c.KVHeads)
-	k, v = l.Cache(i, "key", k), l.Cache(i, "value", v)
-	a := l.Linear(l.Attention(q, k, v), LayerName(i, "self_attn.o_proj.weight"))
-	x = l.Op("Add", x, a)
+	proj := func(name string) string { return l.Linear(h, LayerName(i, "self_attn."+name+".weight")) }
+	var a, k, v string
+	if l.e.GQA {
+		q := proj("q_proj")
+		k, v = proj("k_proj"), proj("v_proj")
+		a, k, v = l.GroupQueryAttention(i, r, q, k, v)
+	} else {
+		// The order of these ops fixes node names, and so the built-in
+		// smoke model's pinned bytes.
+		q := r.rotate(l, l.Heads(proj("q_proj"), c.Heads))
+		k = r.rotate(l, l.Heads(proj("k_proj"), c.KVHeads))
+		v = l.Heads(proj("v_proj"), c.KVHeads)
+		k, v = l.Cache(i, "key", k), l.Cache(i, "value", v)
+		a = l.Attention(q, k, v)
+	}
+	x = l.Op("Add", x, l.Linear(a, LayerName(i, "self_attn.o_proj.weight")))
 
 	h = rmsNorm(l, x, LayerName(i, "post_attention_layernorm.weight"))
 	gate := l.Linear(h, LayerName(i, "mlp.gate_proj.weight"))

@@ -6,8 +6,11 @@
 package layout
 
 import (
+	"encoding/json"
+	"fmt"
 	"path"
 	"regexp"
+	"strings"
 )
 
 // FP32 is the variant that names the unsuffixed file (model.onnx); the
@@ -58,4 +61,34 @@ func Variant(rel string) (variant string, ok bool) {
 		return FP32, true
 	}
 	return m[1], true
+}
+
+// GenAIConfig is the file onnxruntime-genai's model builder writes beside
+// its export (Phi-3's and Phi-4's official ONNX repositories, many
+// "-onnx" folders): it names the decoder file, which has the model's own
+// name (phi3-mini-4k-instruct-cpu-int4-rtn-block-32.onnx) rather than
+// model.onnx.
+const GenAIConfig = "genai_config.json"
+
+// GenAIDecoder returns the decoder file a genai_config.json names
+// (model.decoder.filename), slash-separated and relative to its folder.
+func GenAIDecoder(data []byte) (string, error) {
+	var cfg struct {
+		Model struct {
+			Decoder struct {
+				Filename string `json:"filename"`
+			} `json:"decoder"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return "", fmt.Errorf("not valid JSON: %w", err)
+	}
+	name := cfg.Model.Decoder.Filename
+	switch {
+	case name == "":
+		return "", fmt.Errorf("model.decoder.filename is missing")
+	case !strings.HasSuffix(name, ".onnx") || path.IsAbs(name) || path.Clean(name) != name || strings.HasPrefix(name, ".."):
+		return "", fmt.Errorf("model.decoder.filename %q is not a .onnx file inside the folder", name)
+	}
+	return name, nil
 }

@@ -90,6 +90,22 @@ type Config struct {
 	// the last k positions only (all when k is 0), as in exports that
 	// offer it.
 	LogitsToKeep string
+	// GroupQueryAttention writes attention as onnxruntime's fused
+	// GroupQueryAttention operator, as onnxruntime-genai's model builder
+	// and many onnx-community exports do (Llama with a cache only); without
+	// PositionIDs the operator also applies rotary embeddings itself, as
+	// the builder's CPU exports do.
+	GroupQueryAttention bool
+	// GenAIConfig writes genai_config.json naming Layout as the decoder, as
+	// onnxruntime-genai's model builder does (its files have the model's
+	// own name, such as phi3-mini-4k-instruct-cpu-int4-rtn-block-32.onnx).
+	GenAIConfig bool
+	// Family writes config.json's model_type and architectures as that
+	// family's exports do: "qwen3", "gemma3_text" or "phi3" (empty: llama
+	// or gpt2 by Arch). The graph stays Arch's: what tells the families
+	// apart to a loader is config.json and the file's inputs and outputs,
+	// and those are what a family fixture reproduces.
+	Family string
 	// FP16 stores the main file's weights, cache and logits in float16.
 	FP16 bool
 	// ExternalData stores large tensors in <file>_data beside each ONNX file.
@@ -101,6 +117,13 @@ type Config struct {
 	EOSIDs []int
 	// Name is config.json's _name_or_path.
 	Name string
+}
+
+// families maps Config.Family to config.json's architectures entry.
+var families = map[string]string{
+	"qwen3":       "Qwen3ForCausalLM",
+	"gemma3_text": "Gemma3ForCausalLM",
+	"phi3":        "Phi3ForCausalLM",
 }
 
 // Defaults fills zero fields: a two-layer model small enough for tests.
@@ -171,6 +194,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("testmodel: Layout %q must be a relative path to a .onnx file such as %q, %q or %q", c.Layout, LayoutTransformersJS, LayoutRoot, LayoutMerged)
 	case c.LogitsToKeep != "" && c.LogitsToKeep != "num_logits_to_keep" && c.LogitsToKeep != "logits_to_keep":
 		return fmt.Errorf("testmodel: LogitsToKeep %q is not an input exports have; use \"num_logits_to_keep\" or \"logits_to_keep\"", c.LogitsToKeep)
+	case c.GroupQueryAttention && (c.Arch != Llama || c.NoPast || c.merged()):
+		return fmt.Errorf("testmodel: GroupQueryAttention needs Arch %q with a cache in an unmerged file (as the exports that use it are)", Llama)
+	case c.Family != "" && (c.Arch != Llama || families[c.Family] == ""):
+		return fmt.Errorf("testmodel: Family %q is not a Llama-shaped family this package writes; use one of qwen3, gemma3_text, phi3", c.Family)
 	case c.merged() && c.NoPast:
 		return fmt.Errorf("testmodel: Layout %q is the merged decoder, which has a cache by definition; drop NoPast", c.Layout)
 	}

@@ -13,6 +13,10 @@ func (m *Model) jsonFiles() ([]corpustok.File, error) {
 	c := m.Config
 	folder := decoder.Folder{Name: c.Name, EOSIDs: c.EOSIDs, FP16: c.FP16, Cache: !c.NoPast}
 	cfg := folder.ConfigJSON(c.arch(), c.decoder())
+	if c.Family != "" {
+		cfg["model_type"] = c.Family
+		cfg["architectures"] = []string{families[c.Family]}
+	}
 	// transformers.js reads these hints, as onnx-community exports write
 	// them: which files have external data, and which dtypes (file
 	// suffixes) keep their cache in float16.
@@ -37,6 +41,16 @@ func (m *Model) jsonFiles() ([]corpustok.File, error) {
 	out, err := folder.Files(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if c.GenAIConfig {
+		data, err := corpustok.JSON(map[string]any{"model": map[string]any{
+			"type":    cfg["model_type"],
+			"decoder": map[string]any{"filename": c.Layout, "num_hidden_layers": c.Layers},
+		}})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, corpustok.File{Name: "genai_config.json", Data: data})
 	}
 	tfiles, err := m.tok.Files(c.MaxPositions, c.ChatTemplate)
 	if err != nil {

@@ -200,6 +200,9 @@ func TestConfigErrors(t *testing.T) {
 		{testmodel.Config{Variants: []string{"q2"}}, `testmodel: unknown variant "q2"; known variants are fp16, int8, uint8, quantized, q4`},
 		{testmodel.Config{LogitsToKeep: "keep"}, `testmodel: LogitsToKeep "keep" is not an input exports have; use "num_logits_to_keep" or "logits_to_keep"`},
 		{testmodel.Config{EOSIDs: []int{512}}, "testmodel: EOSIDs entry 512 is outside the vocabulary [0, 512)"},
+		{testmodel.Config{Arch: testmodel.GPT2, GroupQueryAttention: true}, `testmodel: GroupQueryAttention needs Arch "llama" with a cache in an unmerged file (as the exports that use it are)`},
+		{testmodel.Config{GroupQueryAttention: true, NoPast: true}, `testmodel: GroupQueryAttention needs Arch "llama" with a cache in an unmerged file (as the exports that use it are)`},
+		{testmodel.Config{Family: "mistral"}, `testmodel: Family "mistral" is not a Llama-shaped family this package writes; use one of qwen3, gemma3_text, phi3`},
 	} {
 		_, err := testmodel.Build(filepath.Join(t.TempDir(), "m"), tc.cfg)
 		assert.EqualError(t, err, tc.want)

@@ -17,7 +17,7 @@ type export struct {
 
 // exportFor maps the config and a variant name to an export.
 func exportFor(c Config, variant string) export {
-	e := export{Export: decoder.Export{Half: c.FP16, Past: !c.NoPast, Merged: c.merged(), PositionIDs: c.PositionIDs, LogitsToKeep: c.LogitsToKeep}}
+	e := export{Export: decoder.Export{Half: c.FP16, Past: !c.NoPast, Merged: c.merged(), PositionIDs: c.PositionIDs, GQA: c.GroupQueryAttention, LogitsToKeep: c.LogitsToKeep}}
 	switch variant {
 	case "fp16":
 		e.Half = true
@@ -60,8 +60,8 @@ func (m *Model) onnxModel(e export) *pb.Model {
 		}
 	}
 	model := decoder.Graph(m.Config.arch(), m.Config.decoder(), m.w, de)
-	if e.q4 {
-		model.Opsets = append(model.Opsets, pb.Opset{Domain: msDomain, Version: msVersion})
+	if e.q4 && !e.GQA { // GQA exports declare the domain already
+		model.Opsets = append(model.Opsets, pb.Opset{Domain: decoder.MSDomain, Version: decoder.MSVersion})
 	}
 	return model
 }

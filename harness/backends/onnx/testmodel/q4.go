@@ -3,6 +3,7 @@ package testmodel
 import (
 	"math"
 
+	"github.com/feather-eval/feather/harness/backends/onnx/decoder"
 	pb "github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
 )
 
@@ -90,11 +91,5 @@ func (q *q4) matMulNBits(b *pb.Builder, x string, w []string) string {
 		pb.AttrInt("K", int64(q.k)), pb.AttrInt("N", int64(q.n)),
 		pb.AttrInt("bits", 4), pb.AttrInt("block_size", q4Block),
 	}
-	return b.OpDomain(msDomain, "MatMulNBits", attrs, append([]string{x}, w...)...)
+	return b.OpDomain(decoder.MSDomain, "MatMulNBits", attrs, append([]string{x}, w...)...)
 }
-
-// msDomain is the contrib operators' domain, and its opset version.
-const (
-	msDomain  = "com.microsoft"
-	msVersion = 1
-)
