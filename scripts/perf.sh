@@ -39,6 +39,10 @@ GOALS="
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJS6L|gen-x-tjs|generation vs transformers.js, 6L fixture: %.1f× (goal ≥ 5×)
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|score-x-tjs|scoring vs transformers.js, SmolLM2-135M-shaped fixture: %.1f× (goal ≥ 6×)
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|gen-x-tjs|generation vs transformers.js, SmolLM2-135M-shaped fixture: %.1f× (goal ≥ 5×)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJS6L|score-work-x|  (6L scoring: transformers.js does %.1f× the multiply-adds of the least work; equal speed per multiply-add would give that)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJS6L|gen-work-x|  (6L generation: transformers.js does %.2f× feather's multiply-adds)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|score-work-x|  (SmolLM2-shaped scoring: transformers.js does %.1f× the multiply-adds of the least work)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|gen-work-x|  (SmolLM2-shaped generation: transformers.js does %.2f× feather's multiply-adds)
 ./harness/suites/microbench/e2e|BenchmarkMicrobenchBound|x-bound|μBench ÷ distinct-prefix bound: %.2f× (goal ≤ 1.1×)
 ./harness/backends/onnx|BenchmarkVariants|fp16-score-x|variant fp16, scoring speed ÷ fp32's on the perf fixture: %.2f×
 ./harness/backends/onnx|BenchmarkVariants|fp16-gen-x|variant fp16, generation speed ÷ fp32's on the perf fixture: %.2f×

@@ -36,7 +36,7 @@ import (
 // 32k vocabulary) on 512 of μBench's 3922 requests (whole questions,
 // spread over every task) and 8 prompts.
 func BenchmarkVsTransformersJS6L(b *testing.B) {
-	benchmarkVsTJS(b, perfFixture(b), tjsWork{score: 512, prompts: 8})
+	benchmarkVsTJS(b, perfFixture(b), testmodel.PerfFixture(), tjsWork{score: 512, prompts: 8})
 }
 
 // BenchmarkVsTransformersJSSmolLM2 is the SmolLM2-135M-shaped fixture (30
@@ -45,10 +45,11 @@ func BenchmarkVsTransformersJS6L(b *testing.B) {
 // minutes long on two cores.
 func BenchmarkVsTransformersJSSmolLM2(b *testing.B) {
 	dir := filepath.Join(b.TempDir(), "smollm2")
-	if _, err := testmodel.Build(dir, testmodel.SmolLM2Fixture()); err != nil {
+	cfg := testmodel.SmolLM2Fixture()
+	if _, err := testmodel.Build(dir, cfg); err != nil {
 		b.Fatal(err)
 	}
-	benchmarkVsTJS(b, dir, tjsWork{score: 64, prompts: 8})
+	benchmarkVsTJS(b, dir, cfg, tjsWork{score: 64, prompts: 8})
 }
 
 // tjsWork sizes a comparison: how many μBench requests and Featherweight
@@ -61,7 +62,7 @@ const tjsThreads = 1
 // tjsBatch is transformers.js's scoring batch (besides one at a time).
 const tjsBatch = 16
 
-func benchmarkVsTJS(b *testing.B, dir string, size tjsWork) {
+func benchmarkVsTJS(b *testing.B, dir string, cfg testmodel.Config, size tjsWork) {
 	testenv.ORT(b)
 	node, script := tjsScript(b)
 	m, err := onnx.Open(context.Background(), dir, onnx.Options{Key: "perf", Threads: tjsThreads})
@@ -93,11 +94,56 @@ func benchmarkVsTJS(b *testing.B, dir string, size tjsWork) {
 	b.ReportMetric(ratio(got.Generate.cost().cpu, gen.cpu), "gen-x-tjs")
 	b.ReportMetric(ratio(tjsScore.wall, score.wall), "score-x-tjs-wall")
 	b.ReportMetric(ratio(got.Generate.cost().wall, gen.wall), "gen-x-tjs-wall")
+	// What equal speed per multiply-add would give, for reading the
+	// speedups: above it, feather computes faster; below, slower.
+	mac := modelMACs(cfg)
+	b.ReportMetric(mac.scoreWork(work.Score), "score-work-x")
+	b.ReportMetric(mac.genWork(work, fs.gens), "gen-work-x")
 	b.ReportMetric(float64(len(reqs)), "requests")
 	b.ReportMetric(float64(len(prompts)), "prompts")
 }
 
 func ratio(slow, fast time.Duration) float64 { return slow.Seconds() / fast.Seconds() }
+
+// macs are a model's multiply-adds per token fed: its body's linear
+// layers and its LM head. Attention's own products (a few percent at
+// these lengths) are left out on both sides.
+type macs struct{ body, head float64 }
+
+func modelMACs(c testmodel.Config) macs {
+	c = c.Defaults()
+	q, kv := c.Heads*c.HeadDim, c.KVHeads*c.HeadDim
+	layer := 2*c.Hidden*q + 2*c.Hidden*kv + 3*c.Hidden*c.Intermediate // q and o, k and v, the MLP
+	return macs{body: float64(c.Layers * layer), head: float64(c.Hidden * c.Vocab)}
+}
+
+// scoreWork is transformers.js's multiply-adds for the scoring workload
+// (each request whole, the head at every position; batching only adds
+// padding) ÷ the least any engine needs: each distinct prefix token once,
+// the head only where a log-probability is read.
+func (m macs) scoreWork(seqs []scoreIDs) float64 {
+	var tjs, least float64
+	for _, s := range seqs {
+		tjs += float64(len(s.IDs)) * (m.body + m.head)
+	}
+	for _, r := range distinctRows(seqs) {
+		least += float64(len(r.tokens))*m.body + float64(r.keep)*m.head
+	}
+	return tjs / least
+}
+
+// genWork is the same for greedy generation: transformers.js runs the
+// head at every prompt position, feather only at the last; both feed
+// each new token but the last.
+func (m macs) genWork(in tjsInput, gens []lm.GenerateResult) float64 {
+	var tjs, f float64
+	for i, p := range in.Generate {
+		fed := float64(len(p.IDs) + gens[i].OutputTokens - 1)
+		tjs += fed * (m.body + m.head)
+		f += fed*m.body + float64(gens[i].OutputTokens)*m.head
+	}
+	return tjs / f
+}
 
 // tjsScript finds node and perf.mjs with its pinned install, or skips
 // (fails under make test's FEATHER_REQUIRE_DEPS) saying how to install it.
