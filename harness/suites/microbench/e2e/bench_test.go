@@ -14,7 +14,7 @@ import (
 	"github.com/feather-eval/feather/internal/testenv"
 )
 
-// A full μBench run (every item: 3922 log-likelihood requests and 6
+// A full μBench run (every item: 3866 log-likelihood requests and 6
 // documents) on the performance fixture, a model about the shape of a
 // small real one. BenchmarkMicrobenchBatched hands the backend each batch
 // whole, as the suite does; BenchmarkMicrobenchNaive sends one request per

@@ -33,7 +33,7 @@ import (
 // benchmark fails.
 
 // BenchmarkVsTransformersJS6L is the performance fixture (6 layers, d=256,
-// 32k vocabulary) on 512 of μBench's 3922 requests (whole questions,
+// 32k vocabulary) on 512 of μBench's 3866 requests (whole questions,
 // spread over every task) and 8 prompts.
 func BenchmarkVsTransformersJS6L(b *testing.B) {
 	benchmarkVsTJS(b, perfFixture(b), testmodel.PerfFixture(), tjsWork{score: 512, prompts: 8})
