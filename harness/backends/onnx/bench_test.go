@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/internal/testenv"
 )
@@ -20,7 +21,7 @@ import (
 // operator, which punishes many small calls more than few large ones.
 func perfModel(b *testing.B) *Model {
 	b.Helper()
-	testenv.ORT(b)
+	orttest.Require(b)
 	f := fixtureEntry("perf")
 	f.once.Do(func() { f.m, f.err = testmodel.Build(filepath.Join(fixtureRoot, "perf"), testmodel.PerfFixture()) })
 	if f.err != nil {

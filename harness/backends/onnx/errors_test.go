@@ -15,10 +15,10 @@ import (
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/backends/onnx/ortlib"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/smoke"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/internal/testenv"
 )
 
 func tensorInfo(name string, dt ort.TensorElementDataType, dims ...int64) ort.InputOutputInfo {
@@ -164,7 +164,7 @@ func TestDiscoverIOErrors(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	fx := fixture(t, "llama-gqa")
 	withoutTokenizer := copyFolder(t, fx.Dir)
 	require.NoError(t, os.Remove(filepath.Join(withoutTokenizer, "tokenizer.json")))
@@ -227,7 +227,7 @@ func fixtureWithVocab(t *testing.T, vocab int) string {
 }
 
 func TestOpenEntry(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	fx := fixture(t, "llama-gqa")
 	e := catalog.Entry{Key: "mine", Backend: Name, Dir: filepath.Dir(fx.Dir),
 		Settings: &Settings{Path: filepath.Base(fx.Dir), dir: filepath.Dir(fx.Dir), Variant: "quantized", Threads: 1, Chat: "no"}}
@@ -254,7 +254,7 @@ func TestOpenWithoutORT(t *testing.T) {
 		fmt.Printf("ERROR: %v\n", err)
 		return
 	}
-	testenv.ORT(t) // the parent builds the fixture with the real library
+	orttest.Require(t) // the parent builds the fixture with the real library
 	dir := fixture(t, "llama-gqa").Dir
 	lib := filepath.Join(t.TempDir(), "libonnxruntime.so.1")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestOpenWithoutORT$", "-test.count=1")
@@ -267,7 +267,7 @@ func TestOpenWithoutORT(t *testing.T) {
 }
 
 func TestOpenEntrySmoke(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	t.Setenv("FEATHER_CACHE", t.TempDir())
 	m, err := OpenEntry(context.Background(), catalog.Entry{Key: "smoke", Backend: Name, Settings: &Settings{Builtin: "smoke"}})
 	require.NoError(t, err)

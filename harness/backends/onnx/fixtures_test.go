@@ -10,9 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
-	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // Fixture folders are built once per test binary into fixtureRoot and
@@ -127,7 +127,7 @@ func bigram(t testing.TB) *testmodel.Bigram {
 // open loads dir with ORT, closing it when the test ends.
 func open(t testing.TB, dir string, opt Options) *Model {
 	t.Helper()
-	testenv.ORT(t)
+	orttest.Require(t)
 	m, err := Open(context.Background(), dir, opt)
 	require.NoError(t, err)
 	t.Cleanup(func() { m.Close() })

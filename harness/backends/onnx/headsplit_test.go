@@ -12,8 +12,8 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	pb "github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // splitTol bounds how far the split head's logits may stray from the
@@ -72,7 +72,7 @@ func TestHeadSplitMatchesWhole(t *testing.T) {
 // the hidden states flattened to rows, a tied weight read with transB, a
 // bias, and the logits reshaped back to [batch, seq, vocab].
 func TestHeadSplitGemm(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	const vocab, width = 6, 4
 	b := pb.NewBuilder("gemm")
 	ids := b.Input("input_ids", pb.Int64, pb.P("batch"), pb.P("seq"))

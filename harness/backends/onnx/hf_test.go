@@ -11,8 +11,8 @@ import (
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/backends/onnx/hub/fakehub"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // hfRepo is the fake Hub repository that serves the llama-gqa fixture.
@@ -23,7 +23,7 @@ const hfRepo = "org/llama"
 // returns the hub, the commit and the cache folder.
 func hfHub(t *testing.T) (*fakehub.Hub, string, string) {
 	t.Helper()
-	testenv.ORT(t)
+	orttest.Require(t)
 	h := fakehub.New(t)
 	commit := h.Add(hfRepo, fakehub.ReadFolder(t, fixture(t, "llama-gqa").Dir))
 	cache := filepath.Join(t.TempDir(), "hub")

@@ -11,15 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/feather-eval/feather/harness/backends/onnx/ortlib"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/lm"
-	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // TestCUDAProvider runs the designed model on the GPU when the loaded ONNX
 // Runtime has the CUDA provider, and otherwise checks the message that
 // says how to get one.
 func TestCUDAProvider(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	bg := bigram(t)
 	m, err := Open(context.Background(), bg.Dir, Options{Provider: ProviderCUDA})
 	if err != nil {

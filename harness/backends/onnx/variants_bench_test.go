@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/internal/testenv"
 )
@@ -17,7 +18,7 @@ var benchVariants = []string{"fp16", "q4", "int8", "uint8"}
 // benchVariants (built once per test binary), as perfModel opens it.
 func perfVariantModels(b *testing.B) map[string]*Model {
 	b.Helper()
-	testenv.ORT(b)
+	orttest.Require(b)
 	f := fixtureEntry("perf-variants")
 	f.once.Do(func() {
 		cfg := testmodel.PerfFixture()

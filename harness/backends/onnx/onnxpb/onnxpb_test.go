@@ -11,7 +11,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
-	"github.com/feather-eval/feather/internal/testenv"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 )
 
 func TestFloat16Bits(t *testing.T) {
@@ -104,7 +104,7 @@ func runTiny(t *testing.T, path string, flag bool) map[string][]float32 {
 }
 
 func TestModelRunsInORT(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	for _, external := range []bool{false, true} {
 		name := map[bool]string{false: "inline", true: "external data"}[external]
 		t.Run(name, func(t *testing.T) {

@@ -8,12 +8,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
-	"github.com/feather-eval/feather/internal/testenv"
 )
 
 func TestBigramTableMatchesORT(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	for _, tc := range []struct {
 		name string
 		cfg  testmodel.BigramConfig

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/smoke"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
-	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // SmokeConfig is the built-in model: testmodel builds the same bytes as
@@ -31,7 +31,7 @@ func TestSmokeConfigIsTheBuiltinModel(t *testing.T) {
 		assert.True(t, string(want) == string(got), "%s differs from testmodel's build", name)
 	}
 
-	testenv.ORT(t)
+	orttest.Require(t)
 	s := openSession(t, m, filepath.Join(dir, "onnx", "model.onnx"))
 	ids := []int{testmodel.BOSID, 300, 301, 302, 303}
 	want := m.Logits(ids)

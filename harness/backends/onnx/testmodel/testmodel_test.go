@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
-	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // fixtures are the shapes every ORT comparison runs on.
@@ -67,7 +67,7 @@ func tokens(n, vocab, salt int) []int {
 }
 
 func TestFullSequenceMatchesReference(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	for _, f := range fixtures {
 		t.Run(f.name, func(t *testing.T) {
 			m := build(t, f.cfg)
@@ -117,7 +117,7 @@ func decodeIncrementally(t *testing.T, m *testmodel.Model, ref *testmodel.Model,
 }
 
 func TestIncrementalDecodingMatchesReference(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	for _, f := range fixtures {
 		t.Run(f.name, func(t *testing.T) {
 			m := build(t, f.cfg)
@@ -129,7 +129,7 @@ func TestIncrementalDecodingMatchesReference(t *testing.T) {
 // A left-padded batch gives each row the logits it has alone, for the
 // prompt and for a decoding step after it.
 func TestLeftPaddedBatchMatchesSingleSequences(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	for _, f := range fixtures {
 		t.Run(f.name, func(t *testing.T) {
 			m := build(t, f.cfg)
@@ -168,7 +168,7 @@ func TestLeftPaddedBatchMatchesSingleSequences(t *testing.T) {
 }
 
 func TestLayouts(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	for _, tc := range []struct {
 		name   string
 		cfg    testmodel.Config
@@ -214,7 +214,7 @@ func TestLayouts(t *testing.T) {
 }
 
 func TestVariants(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	m := build(t, testmodel.Config{KVHeads: 2, Variants: []string{"fp16", "int8", "uint8", "quantized", "q4"}, Seed: 7})
 	ids := tokens(9, m.Config.Vocab, 2)
 	fp32 := m.Logits(ids)
@@ -258,7 +258,7 @@ func TestVariants(t *testing.T) {
 }
 
 func TestFP16MainFile(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	m := build(t, testmodel.Config{FP16: true, KVHeads: 2, Layout: testmodel.LayoutMerged, Seed: 8})
 	s := openSession(t, m, m.File)
 	assert.True(t, s.half, "logits are float16")
@@ -271,7 +271,7 @@ func TestFP16MainFile(t *testing.T) {
 }
 
 func TestExternalData(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	m := build(t, testmodel.Config{ExternalData: true, Variants: []string{"fp16"}, Seed: 9})
 	for _, f := range []string{"onnx/model.onnx", "onnx/model.onnx_data", "onnx/model_fp16.onnx", "onnx/model_fp16.onnx_data"} {
 		assert.FileExists(t, filepath.Join(m.Dir, filepath.FromSlash(f)))

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/feather-eval/feather/harness/backends/onnx"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/suites/microbench"
-	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // A full μBench run (every item: 3866 log-likelihood requests and 6
@@ -30,7 +30,7 @@ func BenchmarkMicrobenchNaive(b *testing.B) {
 }
 
 func benchmarkRun(b *testing.B, wrap func(lm.Scorer) lm.Scorer) {
-	testenv.ORT(b)
+	orttest.Require(b)
 	dir := perfFixture(b)
 	m, err := onnx.Open(context.Background(), dir, onnx.Options{Key: "perf"})
 	if err != nil {

@@ -9,11 +9,11 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/feather-eval/feather/harness/backends/onnx"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/suites/microbench"
-	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // BenchmarkMicrobenchBound measures how far a full μBench run on the
@@ -36,7 +36,7 @@ import (
 // is the trie's size, head-tokens the positions the bound's head runs on,
 // scored-tokens the tokens of every sequence counted whole.
 func BenchmarkMicrobenchBound(b *testing.B) {
-	testenv.ORT(b)
+	orttest.Require(b)
 	dir := perfFixture(b)
 	m, err := onnx.Open(context.Background(), dir, onnx.Options{Key: "perf", Threads: 1})
 	if err != nil {

@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/feather-eval/feather/harness/backends/onnx"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
 	"github.com/feather-eval/feather/harness/suites/microbench"
-	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // suiteTasks loads the real item set (go test runs in the package folder).
@@ -55,7 +55,7 @@ func (d designed) logProb(context, continuation string) float64 {
 
 func buildDesigned(t testing.TB) designed {
 	t.Helper()
-	testenv.ORT(t)
+	orttest.Require(t)
 	bg, err := testmodel.BuildBigram(filepath.Join(t.TempDir(), "bigram"), testmodel.BigramConfig{
 		Config: testmodel.Config{PositionIDs: true, Seed: 1234},
 	})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/feather-eval/feather/harness/backends/onnx"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
 	"github.com/feather-eval/feather/harness/lm"
@@ -63,7 +64,7 @@ const tjsThreads = 1
 const tjsBatch = 16
 
 func benchmarkVsTJS(b *testing.B, dir string, cfg testmodel.Config, size tjsWork) {
-	testenv.ORT(b)
+	orttest.Require(b)
 	node, script := tjsScript(b)
 	m, err := onnx.Open(context.Background(), dir, onnx.Options{Key: "perf", Threads: tjsThreads})
 	if err != nil {

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/feather-eval/feather/harness/backends/onnx"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/suites/microbench"
-	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // TestVariantsThroughMicrobench scores μBench tasks on a random model's
@@ -21,7 +21,7 @@ import (
 // (the backend's tests hold each variant to its own reference; here the
 // question is the suite's numbers).
 func TestVariantsThroughMicrobench(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	variants := map[string]float64{"q4": 0.5, "int8": 0.1, "uint8": 0.1, "fp16": 5e-3}
 	var names []string
 	for v := range variants {
