@@ -4,8 +4,8 @@
 // TestAgreesWithTransformersJS holds our reference forward pass to it, so
 // the folders are shown to load and behave as real exports do: config and
 // generation_config fields, layouts, position_ids, the merged decoder's
-// use_cache_branch, external data, float16, 8-bit (dynamic) and 4-bit
-// (MatMulNBits) variants, fused GroupQueryAttention with and without
+// use_cache_branch, external data, float16, 8-bit (dynamic), 4-bit
+// (MatMulNBits, in float32 and float16) and NF4 (MatMulBnb4) variants, fused GroupQueryAttention with and without
 // position_ids, Qwen 3, Gemma 3 and Phi-3 configs, EOS lists, left-padded
 // batches.
 //
@@ -56,7 +56,7 @@ const out = { transformers_js: version, cases: {} };
 try {
   for (const name of Object.keys(cases).sort()) {
     const c = cases[name];
-    const dtype = { fp16: 'fp16', quantized: 'q8', int8: 'int8', q4: 'q4' }[c.variant] ?? 'fp32';
+    const dtype = { fp16: 'fp16', quantized: 'q8', int8: 'int8', q4: 'q4', q4f16: 'q4f16', bnb4: 'bnb4' }[c.variant] ?? 'fp32';
     const file = (c.config.Layout ?? '').endsWith('decoder_model_merged.onnx') ? 'decoder_model_merged' : 'model';
     const model = await AutoModelForCausalLM.from_pretrained(join(work, name), { local_files_only: true, device: 'cpu', dtype, model_file_name: file });
     const prompt = c.bigram_next ? BIGRAM_PROMPT : PROMPT;

@@ -26,7 +26,10 @@ type Model struct {
 	// dynamic: the reference quantizes activations as the int8/uint8
 	// variants' DynamicQuantizeLinear does, per call (see linear).
 	dynamic bool
-	calls   []int // the forward pass's call lengths (LogitsInCalls)
+	// half: a quantized weight's product takes its input and gives its
+	// output in float16, as q4f16's MatMulNBits does (see linear).
+	half  bool
+	calls []int // the forward pass's call lengths (LogitsInCalls)
 }
 
 // externalMin is the size from which a tensor goes to the external data
@@ -85,7 +88,8 @@ func variantLayout(layout, variant string) string {
 // the reference for that file; for the dynamically quantized 8-bit
 // variants they also quantize activations as the file does, one tensor
 // per call (Logits is one call over the whole sequence, LogitsInCalls
-// says how a cache splits it). "" is the main file.
+// says how a cache splits it), and for q4f16 they round each 4-bit
+// product's input and output to float16. "" is the main file.
 func (m *Model) Variant(variant string) (*Model, error) {
 	e := exportFor(m.Config, variant)
 	if variant != "" && !slices.Contains(variants, variant) {
@@ -94,11 +98,14 @@ func (m *Model) Variant(variant string) (*Model, error) {
 	out := *m
 	out.w = map[string]*tensor{}
 	out.dynamic = e.quant != "" && !e.qdq
+	out.half = e.q4f16
 	for name, t := range m.w {
 		data := t.Data
 		switch {
 		case e.q4 && quantizable(name, t):
-			data = quantizeQ4(t).values
+			data = quantizeQ4(t, e.q4f16).values
+		case e.bnb4 && quantizable(name, t):
+			data = quantizeBnb4(t).values
 		case e.quant != "" && quantizable(name, t):
 			data = quantize(t, e.quant).values
 		case e.Half:

@@ -55,8 +55,11 @@ const (
 // weights, cache and logits), int8 and uint8 (dynamic quantization as
 // onnxruntime's quantize_dynamic writes it: 8-bit MatMul weights, 8-bit
 // activations per call), quantized (uint8, transformers.js's q8 file), q4
-// (MatMulNBits: 4-bit weights in blocks of 32, float activations).
-var variants = []string{"fp16", "int8", "uint8", "quantized", "q4"}
+// (MatMulNBits: 4-bit weights in blocks of 32, float activations), q4f16
+// (the fp16 file with q4's MatMulNBits computing in float16: float16
+// scales, activations and products) and bnb4 (MatMulBnb4: NF4 weights in
+// blocks of 64, float activations).
+var variants = []string{"fp16", "int8", "uint8", "quantized", "q4", "q4f16", "bnb4"}
 
 // Config describes a model. Zero fields take the defaults in Defaults.
 type Config struct {
@@ -74,7 +77,8 @@ type Config struct {
 
 	// Layout is the ONNX file's path in the folder (see the Layout constants).
 	Layout string
-	// Variants lists extra files to write: "fp16", "int8", "uint8", "quantized", "q4".
+	// Variants lists extra files to write: "fp16", "int8", "uint8",
+	// "quantized", "q4", "q4f16", "bnb4".
 	Variants []string
 	// QDQ stores the 8-bit variants' weights as DequantizeLinear (the QDQ
 	// format: float activations) instead of quantize_dynamic's

@@ -28,8 +28,10 @@ func (m *Model) jsonFiles() ([]corpustok.File, error) {
 	if c.FP16 {
 		kv["fp32"] = "float16" // the unsuffixed file is the float16 one
 	}
-	if slices.Contains(c.Variants, "fp16") {
-		kv["fp16"] = "float16"
+	for _, v := range []string{"fp16", "q4f16"} {
+		if slices.Contains(c.Variants, v) {
+			kv[v] = "float16"
+		}
 	}
 	if len(kv) > 0 {
 		jsCfg["kv_cache_dtype"] = kv

@@ -197,7 +197,7 @@ func TestConfigErrors(t *testing.T) {
 		{testmodel.Config{HeadDim: 15}, "testmodel: HeadDim 15 must be even for RoPE"},
 		{testmodel.Config{Layout: "../model.onnx"}, `testmodel: Layout "../model.onnx" must be a relative path to a .onnx file such as "onnx/model.onnx", "model.onnx" or "decoder_model_merged.onnx"`},
 		{testmodel.Config{Layout: testmodel.LayoutMerged, NoPast: true}, `testmodel: Layout "decoder_model_merged.onnx" is the merged decoder, which has a cache by definition; drop NoPast`},
-		{testmodel.Config{Variants: []string{"q2"}}, `testmodel: unknown variant "q2"; known variants are fp16, int8, uint8, quantized, q4`},
+		{testmodel.Config{Variants: []string{"q2"}}, `testmodel: unknown variant "q2"; known variants are fp16, int8, uint8, quantized, q4, q4f16, bnb4`},
 		{testmodel.Config{LogitsToKeep: "keep"}, `testmodel: LogitsToKeep "keep" is not an input exports have; use "num_logits_to_keep" or "logits_to_keep"`},
 		{testmodel.Config{EOSIDs: []int{512}}, "testmodel: EOSIDs entry 512 is outside the vocabulary [0, 512)"},
 		{testmodel.Config{Arch: testmodel.GPT2, GroupQueryAttention: true}, `testmodel: GroupQueryAttention needs Arch "llama" with a cache in an unmerged file (as the exports that use it are)`},

@@ -111,6 +111,10 @@ func TestAgreesWithTransformersJS(t *testing.T) {
 			switch c.Variant {
 			case "fp16":
 				tolerance = 2e-2 // float16 cache and logits
+			case "q4f16":
+				// float16 around the 4-bit products: 1.2e-7 here, but a value on
+				// a float16 rounding boundary may land a step apart (TestVariants)
+				tolerance = 1e-2
 			case "int8", "quantized":
 				tolerance = 1e-3 // an activation on a rounding boundary may land one 8-bit step apart
 			}
@@ -123,7 +127,11 @@ func TestAgreesWithTransformersJS(t *testing.T) {
 			}
 			assert.LessOrEqual(t, worst, tolerance, "last-position logits against transformers.js")
 
-			if c.Variant != "fp16" { // float16 rounding may flip a near tie
+			// transformers.js 3.7.2 under Node decodes float16 logits to the
+			// lowest one, not the highest (the greedy tokens of the fp16 and
+			// q4f16 cases are each row's minimum in last_logits; it seems to
+			// compare the raw float16 bits), so those are no reference.
+			if c.Variant != "fp16" && c.Variant != "q4f16" {
 				assert.Equal(t, referenceGreedy(ref, g.Prompt, 8), g.Greedy, "greedy tokens against transformers.js generate()")
 			}
 			if g.Batch != nil {

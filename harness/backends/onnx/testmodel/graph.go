@@ -13,6 +13,10 @@ type export struct {
 	quant string // "int8" or "uint8": 8-bit weights, activations quantized per call (quantize_dynamic)
 	qdq   bool   // the 8-bit weights as DequantizeLinear instead, activations float
 	q4    bool   // MatMulNBits with 4-bit weights in blocks, float activations
+	// q4f16: q4 in a float16 file, MatMulNBits' T float16 (scales,
+	// activations); with Half.
+	q4f16 bool
+	bnb4  bool // MatMulBnb4: NF4 weights in blocks, float activations
 }
 
 // exportFor maps the config and a variant name to an export.
@@ -27,6 +31,10 @@ func exportFor(c Config, variant string) export {
 		e.Half, e.quant, e.qdq = false, "uint8", c.QDQ
 	case "q4":
 		e.Half, e.q4 = false, true
+	case "q4f16":
+		e.Half, e.q4, e.q4f16 = true, true, true
+	case "bnb4":
+		e.Half, e.bnb4 = false, true
 	}
 	return e
 }
@@ -44,7 +52,7 @@ func (m *Model) onnxModel(e export) *pb.Model {
 			q := quantize(t, e.quant)
 			return b.OpAttr("DequantizeLinear", []pb.Attribute{pb.AttrInt("axis", 1)}, q.initializers(b, name)...), true
 		}
-	case e.quant != "" || e.q4:
+	case e.quant != "" || e.q4 || e.bnb4:
 		// A merged decoder's two branches share each weight's initializers.
 		memo := map[string]func(b *pb.Builder, x string) string{}
 		de.Linear = func(b *pb.Builder, x, name string, t *seeded.Tensor) (string, bool) {
@@ -60,7 +68,7 @@ func (m *Model) onnxModel(e export) *pb.Model {
 		}
 	}
 	model := decoder.Graph(m.Config.arch(), m.Config.decoder(), m.w, de)
-	if e.q4 && !e.GQA { // GQA exports declare the domain already
+	if (e.q4 || e.bnb4) && !e.GQA { // GQA exports declare the domain already
 		model.Opsets = append(model.Opsets, pb.Opset{Domain: decoder.MSDomain, Version: decoder.MSVersion})
 	}
 	return model
@@ -69,10 +77,15 @@ func (m *Model) onnxModel(e export) *pb.Model {
 // quantLinear writes a weight's initializers once and returns what
 // computes x·W from them.
 func quantLinear(root *pb.Builder, e export, name string, t *seeded.Tensor) func(b *pb.Builder, x string) string {
-	if e.q4 {
-		q := quantizeQ4(t)
+	switch {
+	case e.q4:
+		q := quantizeQ4(t, e.q4f16)
 		w := q.initializers(root, name)
 		return func(b *pb.Builder, x string) string { return q.matMulNBits(b, x, w) }
+	case e.bnb4:
+		q := quantizeBnb4(t)
+		w := q.initializers(root, name)
+		return func(b *pb.Builder, x string) string { return q.matMulBnb4(b, x, w) }
 	}
 	q := quantize(t, e.quant)
 	w := q.initializers(root, name)

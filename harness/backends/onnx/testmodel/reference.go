@@ -108,10 +108,19 @@ func (m *Model) forward(ids []int) [][]float64 {
 
 // linear is x·W for every row of x. In a dynamically quantized variant a
 // quantized weight sees x as DynamicQuantizeLinear leaves it: the rows of
-// one call (m.calls) quantized to 8 bits with one scale.
+// one call (m.calls) quantized to 8 bits with one scale. In q4f16 it
+// sees x rounded to float16 and its product is rounded to float16, as
+// MatMulNBits with T float16 takes and gives them.
 func (m *Model) linear(x [][]float64, name string) [][]float64 {
 	w := m.w[name]
 	out := make([][]float64, 0, len(x))
+	if m.half && quantizable(name, w) {
+		for _, r := range x {
+			y := matVec(half64(r), w)
+			out = append(out, half64(y))
+		}
+		return out
+	}
 	if !m.dynamic || !quantizable(name, w) {
 		for _, r := range x {
 			out = append(out, matVec(r, w))
@@ -304,6 +313,15 @@ func matVec(x []float64, w *tensor) []float64 {
 		for j, wv := range r {
 			out[j] += xi * float64(wv)
 		}
+	}
+	return out
+}
+
+// half64 is x rounded to float16.
+func half64(x []float64) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(roundHalf(float32(v)))
 	}
 	return out
 }

@@ -215,7 +215,7 @@ func TestLayouts(t *testing.T) {
 
 func TestVariants(t *testing.T) {
 	orttest.Require(t)
-	m := build(t, testmodel.Config{KVHeads: 2, Variants: []string{"fp16", "int8", "uint8", "quantized", "q4"}, Seed: 7})
+	m := build(t, testmodel.Config{KVHeads: 2, Variants: []string{"fp16", "int8", "uint8", "quantized", "q4", "q4f16", "bnb4"}, Seed: 7})
 	ids := tokens(9, m.Config.Vocab, 2)
 	fp32 := m.Logits(ids)
 	for _, tc := range []struct {
@@ -236,6 +236,15 @@ func TestVariants(t *testing.T) {
 		// summation order differs. 16 levels per block of 32 weights move
 		// logits by up to ~0.8 from float32's here.
 		{"q4", "onnx/model_q4.onnx", tol, 1.0},
+		// q4f16: the reference rounds each 4-bit product's input and
+		// output to float16 as the file does, but a value near a float16
+		// rounding boundary may land one step apart and carry on (up to
+		// 2.9e-3 here, about one float16 step of these logits).
+		{"q4f16", "onnx/model_q4f16.onnx", 1e-2, 1.0},
+		// bnb4: float activations against the dequantized weights, like q4
+		// (2e-6 here). NF4 is symmetric, 16 levels per block of 64: up to
+		// ~1.2 from float32's here.
+		{"bnb4", "onnx/model_bnb4.onnx", tol, 1.5},
 	} {
 		t.Run(tc.variant, func(t *testing.T) {
 			path := m.Path(tc.variant)
@@ -254,7 +263,7 @@ func TestVariants(t *testing.T) {
 		})
 	}
 	_, err := m.Variant("q2")
-	assert.EqualError(t, err, `testmodel: unknown variant "q2"; known variants are fp16, int8, uint8, quantized, q4`)
+	assert.EqualError(t, err, `testmodel: unknown variant "q2"; known variants are fp16, int8, uint8, quantized, q4, q4f16, bnb4`)
 }
 
 func TestFP16MainFile(t *testing.T) {
