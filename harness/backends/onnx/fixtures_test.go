@@ -66,9 +66,10 @@ var modelConfigs = map[string]testmodel.Config{
 		Layout: "phi3-mini-instruct-cpu-fp32.onnx", GenAIConfig: true},
 	"community-gqa": {Arch: testmodel.Llama, Heads: 4, KVHeads: 2, HeadDim: 32, GroupQueryAttention: true, PositionIDs: true, Family: "qwen3", TiedEmbeddings: true, Seed: 27, Variants: []string{"q4"}},
 	"gemma3":        {Arch: testmodel.Llama, Heads: 4, KVHeads: 1, HeadDim: 32, PositionIDs: true, Family: "gemma3_text", TiedEmbeddings: true, Seed: 28},
-	// quant has every variant that runs: 4-bit MatMulNBits, dynamic 8-bit
-	// and float16, with an untied head (quantized too).
-	"quant": {Arch: testmodel.Llama, KVHeads: 2, PositionIDs: true, Seed: 25, Variants: []string{"q4", "int8", "uint8", "fp16"}},
+	// quant has every variant that runs: 4-bit MatMulNBits (float32 and
+	// float16), NF4 MatMulBnb4, dynamic 8-bit and float16, with an untied
+	// head (quantized too).
+	"quant": {Arch: testmodel.Llama, KVHeads: 2, PositionIDs: true, Seed: 25, Variants: []string{"q4", "int8", "uint8", "fp16", "q4f16", "bnb4"}},
 	"chat": {Arch: testmodel.Llama, PositionIDs: true, Seed: 19,
 		ChatTemplate: "{% for m in messages %}<|begin_of_text|>{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}"},
 }

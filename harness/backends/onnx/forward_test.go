@@ -221,7 +221,7 @@ func TestParamCount(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, wantParams(fx), g.paramCount(), "scales and zero points are not parameters")
 	})
-	for _, v := range []string{"q4", "int8", "uint8"} {
+	for _, v := range []string{"q4", "int8", "uint8", "q4f16", "bnb4"} {
 		t.Run(v, func(t *testing.T) {
 			fx := fixture(t, "quant")
 			g, err := readGraphSummary(fx.Path(v))

@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -19,12 +20,16 @@ type variantCase struct {
 	variant string
 	fixture string
 	// exact bounds a call the reference reproduces: one sequence, the
-	// prompt in one call and then a token per call. q4 computes in
-	// float32 from the dequantized weights, so only summation order
+	// prompt in one call and then a token per call. q4 and bnb4 compute
+	// in float32 from the dequantized weights, so only summation order
 	// differs (fp32's 1e-4). fp16 rounds the cache and logits (float16's
-	// precision on logits up to ~10). Dynamic 8-bit quantizes each call's
-	// activations as the reference does, but an activation on a rounding
-	// boundary may land one step (range/255) apart.
+	// precision on logits up to ~10). q4f16 rounds the 4-bit products'
+	// inputs and outputs to float16 as the reference does, but also the
+	// cache, and a value on a float16 rounding boundary may land a step
+	// apart (up to 2.9e-3 seen, about one float16 step at these logits).
+	// Dynamic 8-bit quantizes each call's activations as the reference
+	// does, but an activation on a rounding boundary may land one step
+	// (range/255) apart.
 	exact float64
 	// batched bounds a score from a batch: for dynamic 8-bit, every row
 	// and padding position of a call shares one activation range, so a
@@ -35,6 +40,8 @@ type variantCase struct {
 var variantCases = []variantCase{
 	{"q4", "", tol, tol},
 	{"fp16", "", 2e-2, 2e-2},
+	{"q4f16", "", 1e-2, 1e-2},
+	{"bnb4", "", tol, tol},
 	{"int8", "", 1e-3, 0.05},
 	{"uint8", "", 1e-3, 0.05},
 	// onnx-community's usual file: 4-bit weights around fused attention
@@ -166,14 +173,27 @@ func TestVariantsThroughTheAPI(t *testing.T) {
 }
 
 // TestQuantizedHeads: a 4-bit MatMulNBits head is split off like a float
-// one (TestVariantsRun holds its logits to the reference through the
-// split); a dynamic 8-bit head, a MatMulInteger behind
-// DynamicQuantizeLinear, stays in the model.
+// one, in float32 (q4) or float16 (q4f16, behind the Casts around it);
+// TestVariantsRun holds their logits to the reference through the split.
+// A dynamic 8-bit head, a MatMulInteger behind DynamicQuantizeLinear, and
+// an NF4 MatMulBnb4 head stay in the model, which says so once.
 func TestQuantizedHeads(t *testing.T) {
-	for v, split := range map[string]bool{"q4": true, "int8": false} {
+	for v, split := range map[string]bool{"q4": true, "q4f16": true, "int8": false, "bnb4": false} {
 		t.Run(v, func(t *testing.T) {
 			m, _ := openVariant(t, "", v)
 			assert.Equal(t, split, m.runners[0].head != nil, "split")
 		})
 	}
+	t.Run("bnb4 says so once", func(t *testing.T) {
+		file := fixture(t, "quant").Path("bnb4")
+		var lines []string
+		defer func(f func(string, ...any)) { logf = f }(logf)
+		logf = func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
+		noSplitMu.Lock()
+		delete(noSplit, file) // another test may have opened it already
+		noSplitMu.Unlock()
+		openVariant(t, "", "bnb4")
+		openVariant(t, "", "bnb4")
+		assert.Equal(t, []string{"onnx: " + file + ": computing logits at every position, as the LM head cannot be split off: logits come from MatMulBnb4, not from a MatMul, Gemm or MatMulNBits head"}, lines)
+	})
 }
