@@ -73,22 +73,41 @@ func newNormSession(spec *ioSpec, threads int) (*ort.DynamicAdvancedSession, err
 	return ort.NewDynamicAdvancedSessionWithONNXData(data, []string{normLogits}, []string{normMax, normLogSum}, so)
 }
 
+// normChunkBytes bounds the rows of one normalisation call by the size of
+// LogSoftmax's output, which ONNX Runtime's arena must hold: larger calls
+// only grow it (first-touch page faults on every new size).
+const normChunkBytes = 4 << 20
+
 // normalise runs the normalisation on the first n rows of logits the
 // runner holds and points the view at the results.
 func (r *runner) normalise(n int) error {
-	vocab := r.spec.vocab
-	in, err := ort.NewCustomDataTensor(ort.NewShape(int64(n), int64(vocab)), r.logits[:n*vocab*elemSize(r.spec.logitsType)], r.spec.logitsType)
+	vocab, size := r.spec.vocab, elemSize(r.spec.logitsType)
+	r.normBuf = grow(r.normBuf, 2*n*4)
+	chunk := max(1, normChunkBytes/(4*vocab))
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(n, lo+chunk)
+		if err := r.normaliseRows(r.logits[lo*vocab*size:hi*vocab*size], hi-lo, r.normBuf[lo*4:hi*4], r.normBuf[(n+lo)*4:(n+hi)*4]); err != nil {
+			return err
+		}
+	}
+	all := asFloat32(r.normBuf)
+	r.view.max, r.view.logsum = all[:n], all[n:]
+	return nil
+}
+
+// normaliseRows runs the normalisation on rows rows of logits.
+func (r *runner) normaliseRows(logits []byte, rows int, maxOut, logsumOut []byte) error {
+	in, err := ort.NewCustomDataTensor(ort.NewShape(int64(rows), int64(r.spec.vocab)), logits, r.spec.logitsType)
 	if err != nil {
 		return err
 	}
 	defer in.Destroy()
-	r.normBuf = grow(r.normBuf, 2*n*4)
-	maxes, err := ort.NewCustomDataTensor(ort.NewShape(int64(n)), r.normBuf[:n*4], ort.TensorElementDataTypeFloat)
+	maxes, err := ort.NewCustomDataTensor(ort.NewShape(int64(rows)), maxOut, ort.TensorElementDataTypeFloat)
 	if err != nil {
 		return err
 	}
 	defer maxes.Destroy()
-	logsums, err := ort.NewCustomDataTensor(ort.NewShape(int64(n)), r.normBuf[n*4:], ort.TensorElementDataTypeFloat)
+	logsums, err := ort.NewCustomDataTensor(ort.NewShape(int64(rows)), logsumOut, ort.TensorElementDataTypeFloat)
 	if err != nil {
 		return err
 	}
@@ -96,7 +115,5 @@ func (r *runner) normalise(n int) error {
 	if err := r.norm.Run([]ort.Value{in}, []ort.Value{maxes, logsums}); err != nil {
 		return fmt.Errorf("ONNX Runtime (normalising logits): %w", err)
 	}
-	all := asFloat32(r.normBuf)
-	r.view.max, r.view.logsum = all[:n], all[n:]
 	return nil
 }

@@ -74,7 +74,8 @@ func TestNormRunsWhereRowsAreRead(t *testing.T) {
 // TestNormGraph runs the normalisation on rows built to test it: a
 // 150k-token vocabulary of realistic spread, the same shifted far up,
 // ties for the maximum (the first wins, as torch.argmax) and a constant
-// row; from float32 and float16 logits.
+// row; from float32 and float16 logits; twice over, so that the rows take
+// two calls (normChunkBytes).
 func TestNormGraph(t *testing.T) {
 	testenv.ORT(t)
 	const vocab = 151936
@@ -97,7 +98,8 @@ func TestNormGraph(t *testing.T) {
 	for i := range constant {
 		constant[i] = 2.5
 	}
-	rows := [][]float32{spread, shifted, ties, constant}
+	rows := [][]float32{spread, shifted, ties, constant, spread, shifted, ties, constant}
+	require.Greater(t, len(rows), normChunkBytes/(4*vocab), "the rows take more than one call")
 	check := []int{0, 1, 3, 7, 4242, vocab - 1}
 	for _, dtype := range []ort.TensorElementDataType{ort.TensorElementDataTypeFloat, ort.TensorElementDataTypeFloat16} {
 		t.Run(typeName(dtype), func(t *testing.T) {
@@ -112,16 +114,21 @@ func TestNormGraph(t *testing.T) {
 					assert.Equalf(t, tok == best, g, "row %d token %d", b, tok)
 				}
 			}
-			_, g := view.logProb(2, 0, 3)
-			assert.True(t, g, "the first of tied maxima is greedy")
-			for _, tok := range []int{7, vocab - 1} {
-				_, g := view.logProb(2, 0, tok)
-				assert.False(t, g, "a later tie is not greedy: token %d", tok)
+			for _, b := range []int{2, 6} {
+				_, g := view.logProb(b, 0, 3)
+				assert.True(t, g, "the first of tied maxima is greedy")
+				for _, tok := range []int{7, vocab - 1} {
+					_, g := view.logProb(b, 0, tok)
+					assert.False(t, g, "a later tie is not greedy: token %d", tok)
+				}
+				_, g = view.logProb(b+1, 0, 0)
+				assert.True(t, g, "a constant row's first token is greedy")
+				_, g = view.logProb(b+1, 0, 1)
+				assert.False(t, g)
 			}
-			_, g = view.logProb(3, 0, 0)
-			assert.True(t, g, "a constant row's first token is greedy")
-			_, g = view.logProb(3, 0, 1)
-			assert.False(t, g)
+			lp, _ := view.logProb(0, 0, 4242)
+			again, _ := view.logProb(4, 0, 4242)
+			assert.Equal(t, lp, again, "the same row gives the same figures in either call")
 		})
 	}
 }
