@@ -98,13 +98,14 @@ func scoreNaive(m *Model, seqs []scoreSeq) ([]seqScore, error) {
 	for i, s := range seqs {
 		in := s.tokens[:len(s.tokens)-1]
 		st := m.leftPadded([]stageRow{{tokens: in}}, len(in))
+		st.logProbs = true
 		view, err := r.run(st, nil)
 		if err != nil {
 			return nil, err
 		}
 		out[i].greedy = true
 		for p := len(s.tokens) - 1 - s.n; p < len(in); p++ {
-			lp, g := tokenLogProb(view.row(0, p), s.tokens[p+1])
+			lp, g := view.logProb(0, p, s.tokens[p+1])
 			out[i].logprob += lp
 			out[i].greedy = out[i].greedy && g
 		}

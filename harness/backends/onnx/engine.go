@@ -230,9 +230,10 @@ func (m *Model) parallel(ctx context.Context, n int, job func(r *runner, i int) 
 	return firstErr
 }
 
-// addScore folds one token's log-probability into its sequence's result.
-func addScore(out []seqScore, t target, logits []float32) {
-	lp, greedy := tokenLogProb(logits, t.tok)
+// addScore folds one token's log-probability, from the logits at (b, s),
+// into its sequence's result.
+func addScore(out []seqScore, t target, view *logitsView, b, s int) {
+	lp, greedy := view.logProb(b, s, t.tok)
 	out[t.seq].logprob += lp
 	out[t.seq].greedy = out[t.seq].greedy && greedy
 }
@@ -241,6 +242,7 @@ func (m *Model) scoreBatch(r *runner, rows []stageRow, seqs []scoreSeq, out []se
 	width := len(rows[0].tokens)
 	st := m.leftPadded(rows, width)
 	st.want = wantedPositions(rows, width)
+	st.logProbs = true
 	var kv *kvCache
 	for _, row := range rows {
 		if row.keepKV {
@@ -255,7 +257,7 @@ func (m *Model) scoreBatch(r *runner, rows []stageRow, seqs []scoreSeq, out []se
 	for b, row := range rows {
 		pad := width - len(row.tokens)
 		for _, t := range row.targets {
-			addScore(out, t, view.row(b, pad+t.pos))
+			addScore(out, t, view, b, pad+t.pos)
 		}
 	}
 	if kv == nil {
@@ -342,7 +344,7 @@ func (m *Model) continueRows(r *runner, rows []stageRow, st1 *step, kv *kvCache,
 		start = end
 
 		idx := make([]int, len(chunk))
-		st := &step{rows: len(chunk), seq: seq, past: sub}
+		st := &step{rows: len(chunk), seq: seq, past: sub, logProbs: true}
 		st.ids = make([]int64, len(chunk)*seq)
 		st.mask = make([]int64, len(chunk)*(past+seq))
 		st.pos = make([]int64, len(chunk)*seq)
@@ -378,7 +380,7 @@ func (m *Model) continueRows(r *runner, rows []stageRow, st1 *step, kv *kvCache,
 			s := seqs[c.seq]
 			cont := s.tokens[len(s.tokens)-s.n:]
 			for k := 0; k < len(cont)-1; k++ {
-				addScore(out, target{tok: cont[k+1], seq: c.seq}, view.row(i, k))
+				addScore(out, target{tok: cont[k+1], seq: c.seq}, view, i, k)
 			}
 		}
 	}

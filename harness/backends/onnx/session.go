@@ -43,6 +43,10 @@ type runner struct {
 	head          *ort.DynamicAdvancedSession
 	split         *headSplit
 	hidden, rowsH []byte
+	// norm, when set, gives each row of logits its maximum and log-sum
+	// for calls that score (norm.go), into normBuf.
+	norm    *ort.DynamicAdvancedSession
+	normBuf []byte
 
 	logits  []byte
 	discard *kvCache // present outputs the caller does not keep
@@ -59,15 +63,22 @@ func newRunner(path string, spec *ioSpec, split *headSplit, provider string, dev
 	}
 	defer so.Destroy()
 	r := &runner{spec: spec, split: split, discard: newKVCache(spec), kvA: newKVCache(spec), kvB: newKVCache(spec)}
+	if split != nil || spec.keepInput != "" {
+		if r.norm, err = newNormSession(spec, threads); err != nil {
+			return nil, fmt.Errorf("ONNX Runtime cannot create the session normalising %s's logits: %w", path, err)
+		}
+	}
 	if split == nil {
 		r.sess, err = ort.NewDynamicAdvancedSession(path, spec.inputs, spec.outputs, so)
 		if err != nil {
+			r.close()
 			return nil, fmt.Errorf("ONNX Runtime cannot create a session for %s: %w", path, err)
 		}
 		return r, nil
 	}
 	outputs := append([]string{splitHidden}, spec.outputs[1:]...)
 	if r.sess, err = ort.NewDynamicAdvancedSessionWithONNXData(split.body, spec.inputs, outputs, so); err != nil {
+		r.close()
 		return nil, fmt.Errorf("ONNX Runtime cannot create a session for %s's body: %w", path, err)
 	}
 	if r.head, err = ort.NewDynamicAdvancedSessionWithONNXData(split.head, []string{split.hidden}, []string{outLogits}, so); err != nil {
@@ -113,7 +124,7 @@ func (r *runner) other(c *kvCache) *kvCache {
 
 func (r *runner) close() error {
 	var errs []error
-	for _, sess := range []**ort.DynamicAdvancedSession{&r.sess, &r.head} {
+	for _, sess := range []**ort.DynamicAdvancedSession{&r.sess, &r.head, &r.norm} {
 		if *sess != nil {
 			errs = append(errs, (*sess).Destroy())
 			*sess = nil
@@ -134,6 +145,9 @@ type step struct {
 	// others do: a logits-to-keep input computes every row's positions
 	// from the earliest wanted one on, a split head exactly the wanted ones.
 	want []int
+	// logProbs says the caller reads log-probabilities (logitsView's
+	// logProb), which the runner then normalises for where it can.
+	logProbs bool
 }
 
 // keepLast is how many trailing positions of every row cover want.
@@ -259,6 +273,11 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 		r.view.f16 = asUint16(r.logits)
 	} else {
 		r.view.f32 = asFloat32(r.logits)
+	}
+	if st.logProbs && r.norm != nil {
+		if err := r.normalise(len(r.logits) / (spec.vocab * elemSize(spec.logitsType))); err != nil {
+			return nil, err
+		}
 	}
 	return &r.view, nil
 }

@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -65,18 +66,19 @@ func halfToFloat(h uint16) float32 {
 // The tensor may cover only some positions: the last seq of each row,
 // skip positions before them having none; or, when index is set, the
 // positions it maps (b·seq+s, seq then counting every position) to their
-// row of logits, -1 for none.
+// row of logits, -1 for none. A split head also gives each row of logits
+// its maximum and log Σ e^(x-max) (max, logsum; nil otherwise).
 type logitsView struct {
 	f32              []float32
 	f16              []uint16
 	seq, skip, vocab int
 	index            []int32
 	scratch          []float32
+	max, logsum      []float32
 }
 
-// row returns the logits at (b, s), s counted from the row's first
-// position. The slice is valid until the next call.
-func (v *logitsView) row(b, s int) []float32 {
+// rowIndex is the row of logits holding position (b, s).
+func (v *logitsView) rowIndex(b, s int) int {
 	i := b*v.seq + s - v.skip
 	if len(v.index) > 0 {
 		i = int(v.index[b*v.seq+s])
@@ -84,7 +86,13 @@ func (v *logitsView) row(b, s int) []float32 {
 	if s < v.skip || i < 0 {
 		panic("onnx: reading logits at a position the call did not ask for")
 	}
-	off := i * v.vocab
+	return i
+}
+
+// row returns the logits at (b, s), s counted from the row's first
+// position. The slice is valid until the next call.
+func (v *logitsView) row(b, s int) []float32 {
+	off := v.rowIndex(b, s) * v.vocab
 	if v.f32 != nil {
 		return v.f32[off : off+v.vocab]
 	}
@@ -96,4 +104,37 @@ func (v *logitsView) row(b, s int) []float32 {
 		out[i] = halfToFloat(h)
 	}
 	return out
+}
+
+// logProb is tokenLogProb of the logits at (b, s). With the row's
+// normalisation from the head it reads only tok's logit, and the logits
+// before it when tok holds the maximum (an earlier tie would win argmax).
+func (v *logitsView) logProb(b, s, tok int) (lp float64, greedy bool) {
+	if v.max == nil {
+		return tokenLogProb(v.row(b, s), tok)
+	}
+	i := v.rowIndex(b, s)
+	m, off := v.max[i], i*v.vocab
+	x := v.at(off + tok)
+	lp = float64(x) - float64(m) - float64(v.logsum[i])
+	if x != m {
+		return lp, false
+	}
+	if v.f32 != nil {
+		return lp, !slices.Contains(v.f32[off:off+tok], m)
+	}
+	for _, h := range v.f16[off : off+tok] {
+		if halfToFloat(h) == m {
+			return lp, false
+		}
+	}
+	return lp, true
+}
+
+// at is the logit at flat index i.
+func (v *logitsView) at(i int) float32 {
+	if v.f32 != nil {
+		return v.f32[i]
+	}
+	return halfToFloat(v.f16[i])
 }
