@@ -8,7 +8,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	pb "github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
-	"github.com/feather-eval/feather/internal/testenv"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 )
 
 // normTol bounds how far a log-probability from the normalisation in
@@ -77,7 +77,7 @@ func TestNormRunsWhereRowsAreRead(t *testing.T) {
 // row; from float32 and float16 logits; twice over, so that the rows take
 // two calls (normChunkBytes).
 func TestNormGraph(t *testing.T) {
-	testenv.ORT(t)
+	orttest.Require(t)
 	const vocab = 151936
 	spread := make([]float32, vocab)
 	x := uint32(7)
