@@ -2,7 +2,6 @@ package openai
 
 import (
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -50,11 +49,4 @@ func TestMergeJSON(t *testing.T) {
 	assert.JSONEq(t, `{"model":"m","temperature":0,"top_k":1}`, string(got))
 	_, err = mergeJSON([]byte(`[1]`), map[string]any{"a": 1})
 	assert.ErrorContains(t, err, "request body is not a JSON object")
-}
-
-func TestPooledClientKeepsAConnectionPerRequestInFlight(t *testing.T) {
-	for _, tt := range []struct{ concurrency, want int }{{16, 16}, {4, 4}, {1, 2}} {
-		c := Options{Concurrency: tt.concurrency}.withDefaults().HTTPClient
-		assert.Equal(t, tt.want, c.Transport.(*http.Transport).MaxIdleConnsPerHost, "concurrency %d", tt.concurrency)
-	}
 }
