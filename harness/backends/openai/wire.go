@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
-	"strings"
+	"sync"
 
 	"github.com/feather-eval/feather/internal/redact"
 )
@@ -157,7 +157,23 @@ type sseReader struct {
 	done bool
 }
 
-func newSSEReader(r io.Reader) *sseReader { return &sseReader{r: bufio.NewReader(r)} }
+// sseBuffers are the readers' 4 KiB buffers, kept between streams: a
+// fresh one per request was the largest allocation of a streamed answer.
+var sseBuffers = sync.Pool{New: func() any { return bufio.NewReader(nil) }}
+
+func newSSEReader(r io.Reader) *sseReader {
+	br := sseBuffers.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &sseReader{r: br}
+}
+
+// release hands the buffer back; the reader is not used again. The data
+// next returned does not share it.
+func (s *sseReader) release() {
+	s.r.Reset(nil)
+	sseBuffers.Put(s.r)
+	s.r = nil
+}
 
 // maxEventBytes bounds one event's data: a broken or hostile server must
 // not exhaust memory with an endless line.
@@ -165,19 +181,24 @@ const maxEventBytes = 32 << 20
 
 var errEventTooLarge = fmt.Errorf("reading the stream: an event is over %d MiB, which no chat completion chunk is: the server is not speaking server-sent events as expected", maxEventBytes>>20)
 
-// readLine reads one line, at most maxEventBytes long.
-func (s *sseReader) readLine() (string, error) {
-	var buf []byte
+// readLine reads one line, at most maxEventBytes long. A line that fits
+// the buffer, as nearly all do, is returned in it, valid until the next
+// read: copying every line cost two allocations each.
+func (s *sseReader) readLine() ([]byte, error) {
+	frag, err := s.r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return frag, err
+	}
+	buf := append([]byte(nil), frag...)
 	for {
 		frag, err := s.r.ReadSlice('\n')
 		if len(buf)+len(frag) > maxEventBytes {
-			return "", errEventTooLarge
+			return nil, errEventTooLarge
 		}
 		buf = append(buf, frag...)
-		if err == bufio.ErrBufferFull {
-			continue
+		if err != bufio.ErrBufferFull {
+			return buf, err
 		}
-		return string(buf), err
 	}
 }
 
@@ -194,16 +215,16 @@ func (s *sseReader) next() ([]byte, error) {
 		if err == errEventTooLarge {
 			return nil, err
 		}
-		if err != nil && (err != io.EOF || line == "") {
+		if err != nil && (err != io.EOF || len(line) == 0) {
 			switch err {
 			case io.EOF, io.ErrUnexpectedEOF: // a clean end, or a chunked body cut off
 				return nil, errTruncated
 			}
 			return nil, fmt.Errorf("reading the stream: %w", err)
 		}
-		line = strings.TrimRight(line, "\r\n")
+		line = bytes.TrimRight(line, "\r\n")
 		switch {
-		case line == "":
+		case len(line) == 0:
 			if !have {
 				continue // blank lines between events
 			}
@@ -212,10 +233,10 @@ func (s *sseReader) next() ([]byte, error) {
 				return nil, io.EOF
 			}
 			return data, nil
-		case strings.HasPrefix(line, ":"):
+		case bytes.HasPrefix(line, []byte(":")):
 			// a comment (keep-alive)
-		case strings.HasPrefix(line, "data:"):
-			v := strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")
+		case bytes.HasPrefix(line, []byte("data:")):
+			v := bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))
 			if have {
 				data = append(data, '\n')
 			}
