@@ -41,16 +41,17 @@ var overheadTasks = []string{"data-total", "realworld-benign", "realworld-veggie
 // every request in 200 ms (fakeserver's answers, replayed: see
 // replayProvider). overhead-% is the wall time above the ideal,
 // ceil(trials/16) × 200 ms, as a share of the ideal: what the harness
-// and the HTTP client add, with the little the replay itself costs. It is taken from the
-// fastest of the b.N runs, since other work on a shared machine only ever
-// adds time. A go benchmark, not a test: the figure is only meaningful on
-// a quiet machine.
+// and the HTTP client add, with the little the replay itself costs. It
+// is taken from the fastest of the b.N runs, since other work on a shared
+// machine only ever adds time. A go benchmark, not a test: the figure is
+// only meaningful on a quiet machine.
 //
 // floor-% is the same figure for a pool of the same shape whose trials
 // only sleep 200 ms, measured beside each run: what timers and the
 // scheduler alone add on this machine at this moment. It does not change
 // the goal; it says how much of overhead-% the harness could remove at
-// all (on a shared two-core machine the floor alone has been over 1%).
+// all (on a shared two-core machine it has read from 0.1% to over 1%,
+// with the load other work put on it).
 // cpu-ms is the process's CPU time for one run (the least of the runs):
 // the 16 answers of a round arrive together, so this work queues on the
 // cores at each round's end; it moves far less with the machine's load
