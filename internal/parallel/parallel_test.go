@@ -52,3 +52,20 @@ func TestFor(t *testing.T) {
 		})
 	}
 }
+
+// TestForRunsOneAtATimeOnTheCaller: a batch of one, or a limit of one,
+// runs on the caller's goroutine, so the caller's recover sees a panic.
+func TestForRunsOneAtATimeOnTheCaller(t *testing.T) {
+	for _, tc := range []struct{ n, limit int }{{1, 4}, {3, 1}} {
+		var got any
+		func() {
+			defer func() { got = recover() }()
+			parallel.For(tc.n, tc.limit, func(i int) {
+				if i == tc.n-1 {
+					panic("boom")
+				}
+			})
+		}()
+		assert.Equal(t, "boom", got, "n %d, limit %d", tc.n, tc.limit)
+	}
+}

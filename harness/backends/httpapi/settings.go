@@ -28,7 +28,7 @@ func openWithOptions(_ context.Context, e catalog.Entry) (lm.Model, error) {
 		return nil, err
 	}
 	m.Concurrency, m.Timeout, m.MaxAttempts = *apiopt.Concurrency, *apiopt.Timeout, *apiopt.Attempts
-	m.client = apiopt.HTTPClient(m.Concurrency)
+	m.client = apiopt.HTTPClient()
 	return m, nil
 }
 

@@ -313,6 +313,7 @@ func (acc *accumulator) read(body io.Reader) error {
 		return errors.New("no response body")
 	}
 	sse := newSSEReader(body)
+	defer sse.release()
 	defer func() { acc.end = time.Now() }()
 	for {
 		data, err := sse.next()

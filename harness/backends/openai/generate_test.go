@@ -630,3 +630,43 @@ func TestStructuredOutputs(t *testing.T) {
 		})
 	}
 }
+
+// TestConnectionsOutlastTheBatchConcurrency: a caller with more single
+// requests in flight than Options.Concurrency (Featherbench's pool at
+// -fb.concurrency 16, with -api.concurrency at its default 4) still has
+// its connections reused, round after round, rather than redialled.
+func TestConnectionsOutlastTheBatchConcurrency(t *testing.T) {
+	const inFlight, rounds = 16, 3
+	var arrived sync.WaitGroup
+	var round atomic.Int64
+	gates := make([]chan struct{}, rounds)
+	for i := range gates {
+		gates[i] = make(chan struct{})
+	}
+	s := fakeserver.Start(t, func(r fakeserver.Request) fakeserver.Reply {
+		arrived.Done()
+		// Hold each answer until the round's requests are all in flight,
+		// so each needs a connection of its own.
+		<-gates[round.Load()]
+		return fakeserver.Reply{Text: "ok"}
+	})
+	m, err := openai.New(s.Entry("fake", "m"), openai.Options{Sleep: (&sleeper{}).sleep})
+	require.NoError(t, err)
+	defer m.Close()
+	for r := range rounds {
+		round.Store(int64(r))
+		arrived.Add(inFlight)
+		var done sync.WaitGroup
+		for range inFlight {
+			done.Go(func() {
+				res, err := lm.GenerateOne(context.Background(), m, lm.GenerateRequest{Prompt: "hi"})
+				assert.NoError(t, err)
+				assert.NoError(t, res.Err)
+			})
+		}
+		arrived.Wait()
+		close(gates[r])
+		done.Wait()
+	}
+	assert.Equal(t, inFlight, s.Conns(), "connections opened for %d rounds of %d requests in flight", rounds, inFlight)
+}

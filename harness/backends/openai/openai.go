@@ -74,8 +74,8 @@ type Options struct {
 	Rand func() float64
 	// Now reads the clock for Retry-After dates (time.Now).
 	Now func() time.Time
-	// HTTPClient sends the requests (a fresh http.Client that keeps a
-	// connection per request in flight).
+	// HTTPClient sends the requests (a fresh apiopt.HTTPClient, which
+	// keeps every connection alive for the next request).
 	HTTPClient *http.Client
 }
 
@@ -90,7 +90,7 @@ func (o Options) withDefaults() Options {
 		o.Getenv = os.Getenv
 	}
 	if o.HTTPClient == nil {
-		o.HTTPClient = apiopt.HTTPClient(o.Concurrency)
+		o.HTTPClient = apiopt.HTTPClient()
 	}
 	return o
 }

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -45,16 +44,28 @@ func TestSSEReader(t *testing.T) {
 }
 
 func TestMergeJSON(t *testing.T) {
-	got, err := mergeJSON([]byte(`{"model":"m","temperature":0.5}`), map[string]any{"temperature": 0.0, "top_k": 1})
-	assert.NoError(t, err)
-	assert.JSONEq(t, `{"model":"m","temperature":0,"top_k":1}`, string(got))
-	_, err = mergeJSON([]byte(`[1]`), map[string]any{"a": 1})
-	assert.ErrorContains(t, err, "request body is not a JSON object")
-}
-
-func TestPooledClientKeepsAConnectionPerRequestInFlight(t *testing.T) {
-	for _, tt := range []struct{ concurrency, want int }{{16, 16}, {4, 4}, {1, 2}} {
-		c := Options{Concurrency: tt.concurrency}.withDefaults().HTTPClient
-		assert.Equal(t, tt.want, c.Transport.(*http.Transport).MaxIdleConnsPerHost, "concurrency %d", tt.concurrency)
+	for _, tt := range []struct {
+		name, body string
+		extra      map[string]any
+		want       string
+	}{
+		// go-openai's body never holds the extra fields: they are appended.
+		{"appended in key order", `{"model":"m","stream":true}`, map[string]any{"top_k": 1, "provider": map[string]any{"order": []string{"a"}}},
+			`{"model":"m","stream":true,"provider":{"order":["a"]},"top_k":1}`},
+		{"empty object", ` {} `, map[string]any{"a": 1}, `{"a":1}`},
+		{"nothing to add", `{"model":"m"}`, nil, `{"model":"m"}`},
+		// A body that names a field anywhere is decoded: the field is replaced, not repeated.
+		{"replaced", `{"model":"m","temperature":0.5}`, map[string]any{"temperature": 0.0, "top_k": 1}, `{"model":"m","temperature":0,"top_k":1}`},
+		{"named deeper", `{"tools":[{"seed":{"type":"integer"}}]}`, map[string]any{"seed": 7}, `{"seed":7,"tools":[{"seed":{"type":"integer"}}]}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := mergeJSON([]byte(tt.body), tt.extra)
+			assert.NoError(t, err)
+			assert.Equal(t, tt.want, string(got))
+		})
+	}
+	for _, body := range []string{`[1]`, `{"a":`, ``, `"x"`} {
+		_, err := mergeJSON([]byte(body), map[string]any{"a": 1})
+		assert.ErrorContains(t, err, "request body is not a JSON object", "%q", body)
 	}
 }

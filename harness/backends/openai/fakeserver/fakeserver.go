@@ -42,6 +42,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -223,6 +224,7 @@ type Server struct {
 
 	// closing ends hung and stalled answers so the server can shut down.
 	closing chan struct{}
+	conns   atomic.Int64
 
 	mu       sync.Mutex
 	requests []Request
@@ -237,7 +239,13 @@ func Start(t testing.TB, script Script) *Server {
 		script = func(Request) Reply { return Reply{Text: "ok"} }
 	}
 	s := &Server{script: script, bodies: map[[32]byte]int{}, delay: time.Millisecond, closing: make(chan struct{})}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	s.srv.Start()
 	s.URL = s.srv.URL + "/v1"
 	t.Cleanup(func() {
 		close(s.closing)
@@ -260,6 +268,11 @@ func (s *Server) Requests() []Request {
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
 }
+
+// Conns is how many connections clients have opened to the server so
+// far: a client that reuses its connections opens one per request it has
+// in flight at once, not one per request.
+func (s *Server) Conns() int { return int(s.conns.Load()) }
 
 // Entry is an openai catalog entry that points at this server.
 func (s *Server) Entry(key, model string) catalog.Entry {
