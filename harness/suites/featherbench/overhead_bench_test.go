@@ -19,6 +19,7 @@ import (
 	"github.com/feather-eval/feather/harness/backends/openai/fakeserver"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/run/rundir"
+	"github.com/feather-eval/feather/internal/testenv"
 )
 
 // The API overhead benchmark's shape: 160 trials, 16 in flight, each
@@ -292,4 +293,10 @@ func orNone(s *string) string {
 		return "none"
 	}
 	return *s
+}
+
+// processCPU is the process's CPU time so far; 0 where it cannot be read.
+func processCPU() time.Duration {
+	d, _ := testenv.CPUTime()
+	return d
 }
