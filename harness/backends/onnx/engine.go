@@ -164,13 +164,22 @@ const (
 	// maxContRows caps rows per stage-2 call: an item's choices share one
 	// stage-1 row.
 	maxContRows = 4 * maxBatchRows
-	// contCacheBytes bounds the cache a stage-2 call carries. Each row holds
-	// a copy of its context's cache, which ONNX Runtime copies again into
-	// present.*; beyond a few megabytes those copies, not the arithmetic,
-	// set the pace (on the perf fixture, μBench's requests ran 1.7 times
-	// slower with 50 MB per call than with 6 MB).
-	contCacheBytes = 8 << 20
 )
+
+// contCacheBytes bounds the cache a stage-2 call carries, for a model
+// whose files hold weightBytes. Each row holds a copy of its context's
+// cache, which ONNX Runtime copies again into present.*, while every call
+// reads every weight once: so the bound is an eighth of the weights, from
+// 8 MB to 128 MB. On the perf fixture (52 MB of weights) the copies set
+// the pace beyond a few megabytes: μBench's requests ran 1.7 times slower
+// with 50 MB per call than with 6 MB. On the SmolLM2-135M shape (536 MB of
+// weights, 46 KB of cache a token) 8 MB let a call carry two 68-token
+// contexts, so stage 2 took 13 calls of one to eight rows, each reading
+// every weight; 64 MB scored the transformers.js comparison's 64 requests
+// 1.07-1.38 times faster (four alternating runs).
+func contCacheBytes(weightBytes int64) int {
+	return int(min(128<<20, max(8<<20, weightBytes/8)))
+}
 
 // parallel runs n jobs on the model's runners, each job on a runner it
 // holds alone, stopping at the first error or when ctx ends. Concurrent
@@ -390,7 +399,7 @@ func (m *Model) continueRows(r *runner, rows []stageRow, st1 *step, kv *kvCache,
 // contTokens is the stage-2 budget in cached tokens (rows × cache length).
 func (m *Model) contTokens() int {
 	perToken := 2 * m.spec.layers * m.spec.kvHeads * m.spec.headDim * m.spec.kvElem()
-	return max(64, contCacheBytes/perToken)
+	return max(64, m.contBytes/perToken)
 }
 
 // errNaN reports a model that produced NaN logits for a scored token.

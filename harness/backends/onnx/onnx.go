@@ -68,6 +68,8 @@ type Model struct {
 	// pool hands runners to jobs, one job per runner at a time.
 	pool        chan *runner
 	batchTokens int
+	// contBytes bounds the cache a stage-2 call carries (contCacheBytes).
+	contBytes int
 	// noCache recomputes the whole sequence at every step even when the
 	// export has a cache (the baseline of the generation benchmark).
 	noCache bool
@@ -111,7 +113,8 @@ func Open(ctx context.Context, dir string, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkExternalData(file, summary); err != nil {
+	weights, err := fileBytes(file, summary)
+	if err != nil {
 		return nil, err
 	}
 	if err := ortlib.Init(); err != nil {
@@ -138,6 +141,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.contBytes = contCacheBytes(weights)
 	m.batchTokens = opt.BatchTokens
 	if m.batchTokens <= 0 {
 		m.batchTokens = max(64, min(8192, logitsBudget/(spec.vocab*elemSize(spec.logitsType))))

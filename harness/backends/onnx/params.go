@@ -183,16 +183,25 @@ func isFloat(dtype pb.DataType) bool {
 	return false
 }
 
-// checkExternalData fails when a data file the model refers to is absent,
-// which ORT would otherwise report as an opaque load failure.
-func checkExternalData(modelPath string, g *graphSummary) error {
+// fileBytes is the size of the model file and the external data files it
+// refers to: about the bytes of weights every call reads. It fails when a
+// data file is absent, which ORT would otherwise report as an opaque load
+// failure.
+func fileBytes(modelPath string, g *graphSummary) (int64, error) {
+	st, err := os.Stat(modelPath)
+	if err != nil {
+		return 0, err
+	}
+	n := st.Size()
 	for _, rel := range g.external {
 		p := filepath.Join(filepath.Dir(modelPath), rel)
-		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("%s keeps its weights in %s, which is missing; download it too (it sits beside the .onnx file in the repository)", modelPath, p)
+		st, err := os.Stat(p)
+		if err != nil {
+			return 0, fmt.Errorf("%s keeps its weights in %s, which is missing; download it too (it sits beside the .onnx file in the repository)", modelPath, p)
 		}
+		n += st.Size()
 	}
-	return nil
+	return n, nil
 }
 
 func elements(dims []int64) int64 {

@@ -317,3 +317,17 @@ func TestKVCacheGather(t *testing.T) {
 	assert.Equal(t, []float32{2, 2.5, 0, 0.5, 2, 2.5}, asFloat32(dst.bufs[0]))
 	assert.Equal(t, []float32{12, 12.5, 10, 10.5, 12, 12.5}, asFloat32(dst.bufs[1]))
 }
+
+func TestContCacheBytes(t *testing.T) {
+	for _, tt := range []struct {
+		weights int64
+		want    int
+	}{
+		{52 << 20, 8 << 20},   // the perf fixture: the floor
+		{536 << 20, 67 << 20}, // SmolLM2-135M in float32: an eighth
+		{2 << 30, 128 << 20},  // Qwen2.5-0.5B in float32: the cap
+		{0, 8 << 20},          // an empty file still gets the floor
+	} {
+		assert.Equal(t, tt.want, contCacheBytes(tt.weights), "%d bytes of weights", tt.weights)
+	}
+}
