@@ -40,7 +40,7 @@ func (m *Model) decodeSeqs(ctx context.Context, seqs []genSeq, observe func(seq 
 		maxNew := seqs[order[start]].maxNew
 		end := start + 1
 		for end < len(order) && end-start < maxBatchRows &&
-			(end-start+1)*(longest+max(maxNew, seqs[order[end]].maxNew)) <= m.batchTokens &&
+			(end-start+1)*(longest+max(maxNew, seqs[order[end]].maxNew)) <= m.genTokens &&
 			(leftPad || len(seqs[order[end]].prompt) == longest) {
 			maxNew = max(maxNew, seqs[order[end]].maxNew)
 			end++
