@@ -44,7 +44,8 @@ type Options struct {
 	// has a chat template).
 	Chat string
 	// BatchTokens caps the tokens (rows × longest row) of one model call;
-	// 0 sizes it so a call's logits take about 64 MiB.
+	// 0 sizes it so a call's logits take about 64 MiB, and lets generation
+	// go to maxBatchTokens when logits are computed only where read.
 	BatchTokens int
 }
 
