@@ -84,11 +84,13 @@ func mbRun(tasks []*microbench.Task, selected func(path ...string) bool) *microb
 }
 
 // mbTracked scores one model with its progress on tr: the units arrive
-// together, once the batches are back.
+// together once the batches are back, so until then it shows the
+// scorer's requests.
 func mbTracked(ctx context.Context, tr *progress.Tracker, r *microbench.Run, info lm.Info, s lm.Scorer) (*microbench.Result, error) {
 	task := tr.Start("microbench", info.Key, r.Planned(), 0)
 	defer task.End()
 	r.OnUnit = task.Unit
+	r.OnScoring = task.Part
 	return r.Evaluate(ctx, info, s)
 }
 

@@ -166,6 +166,12 @@ type ScoreOptions struct {
 	// MaxLength left-truncates each sequence (prefix included) to this many
 	// tokens; 0 means the model's own context length.
 	MaxLength int
+	// Progress, when set, hears while the call runs how many of its
+	// sequences are scored (done of total; for RollingLogLikelihood the
+	// documents' windows), so a long call can show its pace. Calls come one
+	// at a time, done never decreases, and the last says done == total. A
+	// scorer may not report at all.
+	Progress func(done, total int)
 }
 
 // Scorer computes log-likelihoods. Like Generator, results come back in

@@ -70,7 +70,7 @@ func BenchmarkScoreCached(b *testing.B) {
 	b.ResetTimer()
 	defer cpuMetric(b)()
 	for b.Loop() {
-		if _, err := m.scoreSeqs(context.Background(), seqs); err != nil {
+		if _, err := m.scoreSeqs(context.Background(), seqs, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -115,7 +115,7 @@ func scoreNaive(m *Model, seqs []scoreSeq) ([]seqScore, error) {
 
 // checkSameScores makes sure both sides of the pair compute the same thing.
 func checkSameScores(b *testing.B, m *Model, seqs []scoreSeq) {
-	got, err := m.scoreSeqs(context.Background(), seqs)
+	got, err := m.scoreSeqs(context.Background(), seqs, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func BenchmarkScoreBatchedFull(b *testing.B) {
 	b.ResetTimer()
 	defer cpuMetric(b)()
 	for b.Loop() {
-		if _, err := m.scoreSeqs(context.Background(), seqs); err != nil {
+		if _, err := m.scoreSeqs(context.Background(), seqs, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

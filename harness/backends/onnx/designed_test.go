@@ -57,7 +57,7 @@ func TestLogLikelihoodGreedyChain(t *testing.T) {
 	got, err := m.scoreSeqs(context.Background(), []scoreSeq{
 		{tokens: seq, n: len(chainTokens)},
 		{tokens: append(slices.Clone(seq[:len(seq)-1]), testmodel.EOSID), n: 2},
-	})
+	}, nil)
 	require.NoError(t, err)
 	want := bg.LogProb(start, chainTokens[0]) + bg.LogProb(chainTokens[0], chainTokens[1])
 	assert.InDelta(t, want, got[0].logprob, designedTol)

@@ -141,21 +141,45 @@ func batchRows(rows []stageRow, budget, maxRows int, leftPad bool) [][]stageRow 
 	return out
 }
 
-// scoreSeqs returns one result per sequence.
-func (m *Model) scoreSeqs(ctx context.Context, seqs []scoreSeq) ([]seqScore, error) {
+// scoreSeqs returns one result per sequence. progress, when set, hears of
+// the sequences done as each batch finishes (lm.ScoreOptions.Progress).
+func (m *Model) scoreSeqs(ctx context.Context, seqs []scoreSeq, progress func(done, total int)) ([]seqScore, error) {
 	out := make([]seqScore, len(seqs))
 	for i := range out {
 		out[i].greedy = true
 	}
 	useCache := m.spec.layers > 0 && !m.noCache
 	batches := batchRows(planRows(seqs, useCache), m.batchTokens, maxBatchRows, m.spec.leftPadOK())
+	var mu sync.Mutex
+	done := 0
 	err := m.parallel(ctx, len(batches), func(r *runner, i int) error {
-		return m.scoreBatch(r, batches[i], seqs, out)
+		if err := m.scoreBatch(r, batches[i], seqs, out); err != nil {
+			return err
+		}
+		if progress != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			done += batchSeqs(batches[i])
+			progress(done, len(seqs))
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// batchSeqs is how many sequences a stage-1 batch scores: each row's
+// targets name them, a group's several times.
+func batchSeqs(rows []stageRow) int {
+	seen := map[int]bool{}
+	for _, r := range rows {
+		for _, t := range r.targets {
+			seen[t.seq] = true
+		}
+	}
+	return len(seen)
 }
 
 const (

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -178,7 +181,7 @@ func TestScoreMatchesReference(t *testing.T) {
 				// where the export allows padding.
 				{tokens: append(append([]int{1}, ctxA...), ids(5, vocab, 7)...), n: 5},
 			}
-			got, err := m.scoreSeqs(context.Background(), seqs)
+			got, err := m.scoreSeqs(context.Background(), seqs, nil)
 			require.NoError(t, err)
 			for i, s := range seqs {
 				logits := ref.Logits(s.tokens[:len(s.tokens)-1])
@@ -288,5 +291,54 @@ func TestParallelSessions(t *testing.T) {
 	require.NoError(t, err)
 	for i := range gens {
 		assert.Equal(t, wantGen[i].Text, gotGen[i].Text, "prompt %d", i)
+	}
+}
+
+// TestScoreProgress: a scoring call reports its sequences as batches
+// finish, one call at a time, never going back, ending at the total.
+func TestScoreProgress(t *testing.T) {
+	m := open(t, fixture(t, "llama-gqa").Dir, Options{BatchTokens: 32, Sessions: 2})
+	var reqs []lm.LLRequest
+	for i := range 40 {
+		reqs = append(reqs, lm.LLRequest{Context: fmt.Sprintf("Question %d: which is it?", i%10), Continuation: fmt.Sprintf(" choice %d", i)})
+	}
+	for _, call := range []struct {
+		name  string
+		run   func(progress func(done, total int)) error
+		total int
+	}{
+		{"LogLikelihood", func(p func(int, int)) error {
+			_, err := m.LogLikelihood(context.Background(), reqs, lm.ScoreOptions{Progress: p})
+			return err
+		}, len(reqs)},
+		{"RollingLogLikelihood", func(p func(int, int)) error {
+			_, err := m.RollingLogLikelihood(context.Background(), []string{strings.Repeat("a long document ", 40), "short"}, lm.ScoreOptions{MaxLength: 32, Progress: p})
+			return err
+		}, -1},
+	} {
+		t.Run(call.name, func(t *testing.T) {
+			var seen [][2]int
+			var inside atomic.Int32
+			overlapped := false
+			require.NoError(t, call.run(func(done, total int) {
+				if inside.Add(1) > 1 {
+					overlapped = true
+				}
+				time.Sleep(time.Millisecond) // room for another batch's report to collide
+				seen = append(seen, [2]int{done, total})
+				inside.Add(-1)
+			}))
+			assert.False(t, overlapped, "progress calls overlap")
+			require.Greater(t, len(seen), 1, "several batches, several reports")
+			last := seen[len(seen)-1]
+			assert.Equal(t, last[1], last[0], "the last report says done == total")
+			if call.total > 0 {
+				assert.Equal(t, call.total, last[1])
+			}
+			for i := 1; i < len(seen); i++ {
+				assert.GreaterOrEqual(t, seen[i][0], seen[i-1][0], "done never decreases")
+				assert.Equal(t, last[1], seen[i][1])
+			}
+		})
 	}
 }

@@ -94,7 +94,7 @@ func TestCallsKeepOnlyWhatTheyRead(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, 1, computed(), "prefill")
 
-			_, err = m.scoreSeqs(context.Background(), []scoreSeq{{tokens: ids(8, 512, 2), n: 2}})
+			_, err = m.scoreSeqs(context.Background(), []scoreSeq{{tokens: ids(8, 512, 2), n: 2}}, nil)
 			require.NoError(t, err)
 			assert.Equal(t, 2, computed(), "scoring: 7 positions run, the last 2 scored")
 
@@ -107,7 +107,7 @@ func TestCallsKeepOnlyWhatTheyRead(t *testing.T) {
 			for i, n := range []int{3, 4} {
 				seqs = append(seqs, scoreSeq{tokens: append(slices.Clone(ctx), ids(n, 512, 4+i)...), n: n})
 			}
-			_, err = m.scoreSeqs(context.Background(), seqs)
+			_, err = m.scoreSeqs(context.Background(), seqs, nil)
 			require.NoError(t, err)
 			want := map[string]int{"keep": 2 * 3, "llama-gqa": 2 + 3}[name]
 			assert.Equal(t, want, computed(), "stage 2")

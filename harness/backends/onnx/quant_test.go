@@ -104,7 +104,7 @@ func TestVariantsRun(t *testing.T) {
 				{tokens: append(append([]int{1}, ctxA...), ids(4, vocab, 5)...), n: 4},
 				{tokens: append(append([]int{1}, ctxB...), ids(3, vocab, 6)...), n: 3},
 			}
-			got, err := m.scoreSeqs(context.Background(), seqs)
+			got, err := m.scoreSeqs(context.Background(), seqs, nil)
 			require.NoError(t, err)
 			for i, s := range seqs {
 				logits := ref.Logits(s.tokens[:len(s.tokens)-1])

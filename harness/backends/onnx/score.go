@@ -79,7 +79,7 @@ func (m *Model) LogLikelihood(ctx context.Context, reqs []lm.LLRequest, opt lm.S
 		seqs = append(seqs, scoreSeq{tokens: tokens, n: len(k)})
 		owner = append(owner, i)
 	}
-	scores, err := m.scoreSeqs(ctx, seqs)
+	scores, err := m.scoreSeqs(ctx, seqs, opt.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (m *Model) RollingLogLikelihood(ctx context.Context, texts []string, opt lm
 			res.Windows++
 		}
 	}
-	scores, err := m.scoreSeqs(ctx, seqs)
+	scores, err := m.scoreSeqs(ctx, seqs, opt.Progress)
 	if err != nil {
 		return nil, err
 	}

@@ -77,7 +77,7 @@ func BenchmarkVariants(b *testing.B) {
 
 func runVariant(b *testing.B, m *Model, seqs []scoreSeq, prompts []genSeq, c *variantCost) {
 	elapsed := timer()
-	if _, err := m.scoreSeqs(context.Background(), seqs); err != nil {
+	if _, err := m.scoreSeqs(context.Background(), seqs, nil); err != nil {
 		b.Fatal(err)
 	}
 	c.score += elapsed()

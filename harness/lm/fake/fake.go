@@ -72,7 +72,9 @@ func (m *Model) Generate(ctx context.Context, reqs []lm.GenerateRequest) ([]lm.G
 	return out, nil
 }
 
-func (m *Model) LogLikelihood(ctx context.Context, reqs []lm.LLRequest, _ lm.ScoreOptions) ([]lm.LLResult, error) {
+// LogLikelihood answers each request with LogProb, reporting progress
+// (ScoreOptions.Progress) after each.
+func (m *Model) LogLikelihood(ctx context.Context, reqs []lm.LLRequest, opt lm.ScoreOptions) ([]lm.LLResult, error) {
 	m.mu.Lock()
 	m.calls.LogLikelihood = append(m.calls.LogLikelihood, reqs...)
 	m.calls.Batches++
@@ -87,11 +89,16 @@ func (m *Model) LogLikelihood(ctx context.Context, reqs []lm.LLRequest, _ lm.Sco
 			continue
 		}
 		out[i] = m.LogProb(r)
+		if opt.Progress != nil {
+			opt.Progress(i+1, len(reqs))
+		}
 	}
 	return out, nil
 }
 
-func (m *Model) RollingLogLikelihood(ctx context.Context, texts []string, _ lm.ScoreOptions) ([]lm.RollingResult, error) {
+// RollingLogLikelihood answers each text with Rolling, reporting progress
+// in texts (one window each) after each.
+func (m *Model) RollingLogLikelihood(ctx context.Context, texts []string, opt lm.ScoreOptions) ([]lm.RollingResult, error) {
 	m.mu.Lock()
 	m.calls.Rolling = append(m.calls.Rolling, texts...)
 	m.calls.Batches++
@@ -106,6 +113,9 @@ func (m *Model) RollingLogLikelihood(ctx context.Context, texts []string, _ lm.S
 			continue
 		}
 		out[i] = m.Rolling(t)
+		if opt.Progress != nil {
+			opt.Progress(i+1, len(texts))
+		}
 	}
 	return out, nil
 }

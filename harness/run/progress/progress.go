@@ -69,6 +69,13 @@ type Task struct {
 	started      time.Time
 	lastLine     time.Time // when a plain line last showed the task
 	ended        bool
+
+	// part is work inside the task that ends before any unit does (μBench
+	// scores every item in one call): what it counts, how far it is, and
+	// since when, for the rate and ETA while no unit is done.
+	part                string
+	partDone, partTotal int
+	partStarted         time.Time
 }
 
 // New is a tracker writing as o says; the run's time starts now. It
@@ -194,6 +201,22 @@ func (k *Task) Unit(unit.Unit) {
 	}
 }
 
+// Part shows work inside the task, done of total things of a kind
+// ("requests"), while no unit has finished: a suite whose units all
+// finish together (μBench) then still shows its pace and an ETA. A new
+// kind restarts the rate.
+func (k *Task) Part(kind string, done, total int) {
+	if k == nil {
+		return
+	}
+	k.t.mu.Lock()
+	defer k.t.mu.Unlock()
+	if kind != k.part {
+		k.part, k.partStarted = kind, k.t.o.Now()
+	}
+	k.partDone, k.partTotal = done, total
+}
+
 // End ends the task with a line of the units done and the time taken.
 // Later calls do nothing.
 func (k *Task) End() {
@@ -297,6 +320,19 @@ func (t *Tracker) erase() {
 // only this run's units, so it and the ETA wait for the first one.
 func (k *Task) status(now time.Time) string {
 	s := fmt.Sprintf("%s %s  %d/%d", k.suite, k.model, k.done, k.total)
+	if k.part != "" && k.done == k.before {
+		// "microbench m  0/1060  scoring 1200/3866 requests  35.0/s  ETA 1m15s"
+		s += fmt.Sprintf("  scoring %d/%d %s", k.partDone, k.partTotal, k.part)
+		r := meter.Rate(float64(k.partDone), now.Sub(k.partStarted))
+		if r <= 0 {
+			return s
+		}
+		s += "  " + rate(r)
+		if left := k.partTotal - k.partDone; left > 0 {
+			s += "  ETA " + meter.ETA(float64(left), r).String()
+		}
+		return s
+	}
 	r := meter.Rate(float64(k.done-k.before), now.Sub(k.started))
 	if r <= 0 {
 		return s

@@ -102,6 +102,35 @@ feather: finished in 1m10s
 `, b.String())
 }
 
+// A suite whose units all finish together (μBench scores every item in
+// one call) shows the scorer's progress until then, with its rate and
+// ETA; a new kind of work restarts the rate; once units arrive they count.
+func TestPartShowsWorkBeforeUnits(t *testing.T) {
+	var b strings.Builder
+	c := newClock()
+	tr := New(Output{W: &b, Interval: 30 * time.Second, Now: c.now})
+	mb := tr.Start("microbench", "smol", 1060, 0)
+	mb.Part("requests", 0, 3866)
+	c.add(30 * time.Second)
+	mb.Part("requests", 1200, 3866)
+	tr.tick() // 30 s: 40 requests a second, 2666 left
+	c.add(30 * time.Second)
+	mb.Part("requests", 3866, 3866)
+	mb.Part("windows", 10, 50)
+	c.add(5 * time.Second)
+	mb.Part("windows", 20, 50)
+	c.add(25 * time.Second)
+	tr.tick() // 90 s: windows since 60 s, 20 in 30 s
+	units(mb, 1060)
+	mb.End()
+	tr.Close()
+	assert.Equal(t, `microbench smol  0/1060  scoring 1200/3866 requests  40.0/s  ETA 1m6s
+microbench smol  0/1060  scoring 20/50 windows  40.0/min  ETA 45s
+microbench smol  1060/1060 units in 1m30s
+feather: finished in 1m30s
+`, b.String())
+}
+
 // The default interval is 30 s.
 func TestLogDefaultInterval(t *testing.T) {
 	var b strings.Builder

@@ -18,6 +18,8 @@ type Options struct {
 	// Selected reports whether an item is evaluated, so a -run filter cuts
 	// the model calls; nil selects every item.
 	Selected func(task, item string) bool
+	// OnScoring hears of the scorer's progress (Run.OnScoring).
+	OnScoring func(kind string, done, total int)
 }
 
 // RequestErrors reports items whose scoring requests failed one by one;
@@ -115,9 +117,16 @@ func Evaluate(ctx context.Context, s lm.Scorer, info lm.Info, tasks []*Task, opt
 
 	start := time.Now()
 	sopt := lm.ScoreOptions{MaxLength: maxLen}
+	progress := func(kind string) func(done, total int) {
+		if opt.OnScoring == nil {
+			return nil
+		}
+		return func(done, total int) { opt.OnScoring(kind, done, total) }
+	}
 	var ll []lm.LLResult
 	if len(reqs) > 0 {
 		var err error
+		sopt.Progress = progress("requests")
 		ll, err = s.LogLikelihood(ctx, reqs, sopt)
 		if err != nil {
 			return nil, fmt.Errorf("μBench: scoring %d continuations: %w", len(reqs), err)
@@ -129,6 +138,7 @@ func Evaluate(ctx context.Context, s lm.Scorer, info lm.Info, tasks []*Task, opt
 	var rolling []lm.RollingResult
 	if len(texts) > 0 {
 		var err error
+		sopt.Progress = progress("windows")
 		rolling, err = s.RollingLogLikelihood(ctx, texts, sopt)
 		if err != nil {
 			return nil, fmt.Errorf("μBench: scoring %d bits-per-byte documents: %w", len(texts), err)

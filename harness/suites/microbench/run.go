@@ -22,6 +22,10 @@ type Run struct {
 	// OnUnit, when set, hears of each unit as it finishes. Scoring is
 	// batched, so the units arrive together once the batches are back.
 	OnUnit func(unit.Unit)
+	// OnScoring, when set, hears while the model scores how far it is:
+	// done of total "requests", then of the bits-per-byte documents'
+	// "windows" (lm.ScoreOptions.Progress), for a live display.
+	OnScoring func(kind string, done, total int)
 	// Save, when set, keeps the result as soon as there is one (a run in
 	// which nothing could be scored included), before the notes; its
 	// error ends the run. A Collector's Save fits behind it.
@@ -38,7 +42,7 @@ type Run struct {
 // Result; failed single requests return the Result with a
 // *RequestErrors (see Partial); a failed Save is returned with the Result.
 func (r *Run) Evaluate(ctx context.Context, info lm.Info, s lm.Scorer) (*Result, error) {
-	res, err := Evaluate(ctx, s, info, r.Tasks, Options{MaxLength: r.MaxLength, Selected: r.selectedItem})
+	res, err := Evaluate(ctx, s, info, r.Tasks, Options{MaxLength: r.MaxLength, Selected: r.selectedItem, OnScoring: r.OnScoring})
 	if res == nil {
 		return nil, err
 	}

@@ -101,6 +101,37 @@ func TestRunScores(t *testing.T) {
 	assert.Zero(t, s[0].SE)
 }
 
+// TestRunOnScoring: while the model scores, OnScoring hears the scorer's
+// progress, first in requests, then in the documents' windows, each
+// ending at its total, all before the first unit.
+func TestRunOnScoring(t *testing.T) {
+	tasks, m := designedModel()
+	var events []string
+	r := &mb.Run{
+		Tasks:     tasks,
+		OnScoring: func(kind string, done, total int) { events = append(events, fmt.Sprintf("%s %d/%d", kind, done, total)) },
+		OnUnit:    func(unit.Unit) { events = append(events, "unit") },
+	}
+	_, err := r.Evaluate(context.Background(), m.Info(), m)
+	require.NoError(t, err)
+	calls := m.Calls()
+	n, docs := len(calls.LogLikelihood), len(calls.Rolling)
+	require.Greater(t, n, 1)
+	require.Greater(t, docs, 1)
+	var want []string
+	for i := 1; i <= n; i++ {
+		want = append(want, fmt.Sprintf("requests %d/%d", i, n))
+	}
+	for i := 1; i <= docs; i++ {
+		want = append(want, fmt.Sprintf("windows %d/%d", i, docs))
+	}
+	require.Greater(t, len(events), len(want))
+	assert.Equal(t, want, events[:len(want)])
+	for _, e := range events[len(want):] {
+		assert.Equal(t, "unit", e)
+	}
+}
+
 // TestRunOnUnitSaveAndNotes: every unit reaches OnUnit, then the result is
 // saved, then the notes are logged.
 func TestRunOnUnitSaveAndNotes(t *testing.T) {
