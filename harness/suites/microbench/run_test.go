@@ -108,9 +108,11 @@ func TestRunOnScoring(t *testing.T) {
 	tasks, m := designedModel()
 	var events []string
 	r := &mb.Run{
-		Tasks:     tasks,
-		OnScoring: func(kind string, done, total int) { events = append(events, fmt.Sprintf("%s %d/%d", kind, done, total)) },
-		OnUnit:    func(unit.Unit) { events = append(events, "unit") },
+		Tasks: tasks,
+		OnScoring: func(kind string, done, total int) {
+			events = append(events, fmt.Sprintf("%s %d/%d", kind, done, total))
+		},
+		OnUnit: func(unit.Unit) { events = append(events, "unit") },
 	}
 	_, err := r.Evaluate(context.Background(), m.Info(), m)
 	require.NoError(t, err)
