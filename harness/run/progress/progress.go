@@ -317,28 +317,27 @@ func (t *Tracker) erase() {
 }
 
 // status is "featherbench smoke  37/120  2.1/s  ETA 40s"; the rate counts
-// only this run's units, so it and the ETA wait for the first one.
+// only this run's units, so it and the ETA wait for the first one. Before
+// the first, a part's count takes their place:
+// "microbench m  0/1060  scoring 1200/3866 requests  35.0/s  ETA 1m15s".
 func (k *Task) status(now time.Time) string {
 	s := fmt.Sprintf("%s %s  %d/%d", k.suite, k.model, k.done, k.total)
 	if k.part != "" && k.done == k.before {
-		// "microbench m  0/1060  scoring 1200/3866 requests  35.0/s  ETA 1m15s"
 		s += fmt.Sprintf("  scoring %d/%d %s", k.partDone, k.partTotal, k.part)
-		r := meter.Rate(float64(k.partDone), now.Sub(k.partStarted))
-		if r <= 0 {
-			return s
-		}
-		s += "  " + rate(r)
-		if left := k.partTotal - k.partDone; left > 0 {
-			s += "  ETA " + meter.ETA(float64(left), r).String()
-		}
-		return s
+		return s + pace(k.partDone, k.partTotal, now.Sub(k.partStarted))
 	}
-	r := meter.Rate(float64(k.done-k.before), now.Sub(k.started))
+	return s + pace(k.done-k.before, k.total-k.before, now.Sub(k.started))
+}
+
+// pace is "  2.1/s  ETA 40s" for done of total in elapsed: empty before
+// the first, no ETA once all are done.
+func pace(done, total int, elapsed time.Duration) string {
+	r := meter.Rate(float64(done), elapsed)
 	if r <= 0 {
-		return s
+		return ""
 	}
-	s += "  " + rate(r)
-	if left := k.total - k.done; left > 0 {
+	s := "  " + rate(r)
+	if left := total - done; left > 0 {
 		s += "  ETA " + meter.ETA(float64(left), r).String()
 	}
 	return s
