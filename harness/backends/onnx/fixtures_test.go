@@ -66,6 +66,10 @@ var modelConfigs = map[string]testmodel.Config{
 		Layout: "phi3-mini-instruct-cpu-fp32.onnx", GenAIConfig: true},
 	"community-gqa": {Arch: testmodel.Llama, Heads: 4, KVHeads: 2, HeadDim: 32, GroupQueryAttention: true, PositionIDs: true, Family: "qwen3", TiedEmbeddings: true, Seed: 27, Variants: []string{"q4"}},
 	"gemma3":        {Arch: testmodel.Llama, Heads: 4, KVHeads: 1, HeadDim: 32, PositionIDs: true, Family: "gemma3_text", TiedEmbeddings: true, Seed: 28},
+	// A 16k vocabulary: a call's logits budget (logitsBudget) then cuts
+	// below maxBatchTokens, split or run whole.
+	"wide-vocab":        {Arch: testmodel.Llama, Vocab: 16384, Hidden: 32, Layers: 1, Heads: 2, PositionIDs: true, Seed: 29},
+	"wide-vocab-merged": {Arch: testmodel.Llama, Vocab: 16384, Hidden: 32, Layers: 1, Heads: 2, PositionIDs: true, Layout: testmodel.LayoutMerged, Seed: 29},
 	// quant has every variant that runs: 4-bit MatMulNBits (float32 and
 	// float16), NF4 MatMulBnb4, dynamic 8-bit and float16, with an untied
 	// head (quantized too).

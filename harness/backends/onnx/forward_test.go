@@ -342,3 +342,26 @@ func TestScoreProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchBudgets: scoring's token budget keeps a call's logits near
+// logitsBudget (1024 tokens of a 16k vocabulary); generation goes to
+// maxBatchTokens only where logits are computed where read (a split
+// head, a logits-to-keep input), and an explicit BatchTokens sets both.
+func TestBatchBudgets(t *testing.T) {
+	for _, tt := range []struct {
+		fixture    string
+		opt        Options
+		whereRead  bool
+		score, gen int
+	}{
+		{"wide-vocab", Options{}, true, 1024, maxBatchTokens},
+		{"wide-vocab-merged", Options{}, false, 1024, 1024}, // runs whole: every position's logits
+		{"keep", Options{}, true, maxBatchTokens, maxBatchTokens},
+		{"wide-vocab", Options{BatchTokens: 100}, true, 100, 100},
+	} {
+		m := open(t, fixture(t, tt.fixture).Dir, tt.opt)
+		assert.Equal(t, tt.whereRead, m.runners[0].logitsWhereRead(), tt.fixture)
+		assert.Equal(t, tt.score, m.batchTokens, "%s %+v: scoring", tt.fixture, tt.opt)
+		assert.Equal(t, tt.gen, m.genTokens, "%s %+v: generation", tt.fixture, tt.opt)
+	}
+}

@@ -180,7 +180,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Model, error) {
 	for _, r := range m.runners {
 		m.pool <- r
 	}
-	if opt.BatchTokens <= 0 && (spec.keepInput != "" || m.runners[0].head != nil) {
+	if opt.BatchTokens <= 0 && m.runners[0].logitsWhereRead() {
 		m.genTokens = maxBatchTokens
 	}
 

@@ -63,7 +63,7 @@ func newRunner(path string, spec *ioSpec, split *headSplit, provider string, dev
 	}
 	defer so.Destroy()
 	r := &runner{spec: spec, split: split, discard: newKVCache(spec), kvA: newKVCache(spec), kvB: newKVCache(spec)}
-	if split != nil || spec.keepInput != "" {
+	if r.logitsWhereRead() {
 		if r.norm, err = newNormSession(spec, threads); err != nil {
 			return nil, fmt.Errorf("ONNX Runtime cannot create the session normalising %s's logits: %w", path, err)
 		}
@@ -121,6 +121,12 @@ func (r *runner) other(c *kvCache) *kvCache {
 	}
 	return r.kvA
 }
+
+// logitsWhereRead says the runner's calls compute logits only at the
+// positions they want (a split head, a logits-to-keep input) rather than
+// at every position, which normalising rows and large generation batches
+// pay off on.
+func (r *runner) logitsWhereRead() bool { return r.split != nil || r.spec.keepInput != "" }
 
 func (r *runner) close() error {
 	var errs []error
