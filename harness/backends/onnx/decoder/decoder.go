@@ -296,36 +296,17 @@ func (p *Pass) unsqueeze(x string, axes ...int64) string {
 // build returns logits and then present key/value per layer (when past).
 func (p *Pass) build(a Arch) []string {
 	b := p.B
-	ids, mask := "input_ids", "attention_mask"
-	seq := p.Op("Gather", p.Op("Shape", ids), b.Int(1))
-	total := p.Op("Gather", p.Op("Shape", mask), b.Int(1))
-	pastLen := p.Op("Sub", total, seq)
-
+	ids := "input_ids"
 	pos := "position_ids"
 	if p.e.GQA {
+		// The operator masks by itself, from each row's length.
 		p.gqa = p.gqaLengths()
 		if p.RotaryInAttention() {
 			p.gqaCos, p.gqaSin = p.rotaryCaches()
 			pos = ""
 		}
-	} else if !p.e.PositionIDs {
-		// HF: position_ids = cumsum(mask) - 1, masked positions set to 1,
-		// keeping the last seq columns.
-		q := p.Op("Sub", p.Op("CumSum", mask, b.Int(1)), b.Int(1))
-		q = p.Op("Where", p.Op("Equal", mask, b.Int(0)), b.Int(1), q)
-		pos = p.Op("Slice", q, p.unsqueeze(pastLen, 0), p.unsqueeze(total, 0), b.Ints(1))
-	}
-
-	// Query i (absolute position past+i) sees key j when j ≤ past+i and the
-	// mask keeps j. Masked scores get float32's lowest value, as HF does,
-	// so a fully masked row (a padding query) stays finite.
-	// GroupQueryAttention masks by itself.
-	if !p.e.GQA {
-		kpos := p.Op("Range", b.Int(0), total, b.Int(1))
-		qpos := p.Op("Range", pastLen, total, b.Int(1))
-		causal := p.Op("LessOrEqual", p.unsqueeze(kpos, 0), p.unsqueeze(qpos, 1))
-		keep := p.Op("And", causal, p.cast(p.unsqueeze(mask, 1, 2), pb.Bool))
-		p.bias = p.Op("Where", keep, b.Float(0), b.Float(-math.MaxFloat32))
+	} else {
+		pos = p.maskAndPositions()
 	}
 
 	x, presents := a.Forward(p, ids, pos)
@@ -350,6 +331,35 @@ func (p *Pass) build(a Arch) []string {
 		}
 	}
 	return outs
+}
+
+// maskAndPositions sets the additive attention mask (p.bias) and returns
+// the position ids: the input, or without one, derived from the mask.
+func (p *Pass) maskAndPositions() string {
+	b := p.B
+	ids, mask := "input_ids", "attention_mask"
+	seq := p.Op("Gather", p.Op("Shape", ids), b.Int(1))
+	total := p.Op("Gather", p.Op("Shape", mask), b.Int(1))
+	pastLen := p.Op("Sub", total, seq)
+
+	pos := "position_ids"
+	if !p.e.PositionIDs {
+		// HF: position_ids = cumsum(mask) - 1, masked positions set to 1,
+		// keeping the last seq columns.
+		q := p.Op("Sub", p.Op("CumSum", mask, b.Int(1)), b.Int(1))
+		q = p.Op("Where", p.Op("Equal", mask, b.Int(0)), b.Int(1), q)
+		pos = p.Op("Slice", q, p.unsqueeze(pastLen, 0), p.unsqueeze(total, 0), b.Ints(1))
+	}
+
+	// Query i (absolute position past+i) sees key j when j ≤ past+i and the
+	// mask keeps j. Masked scores get float32's lowest value, as HF does,
+	// so a fully masked row (a padding query) stays finite.
+	kpos := p.Op("Range", b.Int(0), total, b.Int(1))
+	qpos := p.Op("Range", pastLen, total, b.Int(1))
+	causal := p.Op("LessOrEqual", p.unsqueeze(kpos, 0), p.unsqueeze(qpos, 1))
+	keep := p.Op("And", causal, p.cast(p.unsqueeze(mask, 1, 2), pb.Bool))
+	p.bias = p.Op("Where", keep, b.Float(0), b.Float(-math.MaxFloat32))
+	return pos
 }
 
 // Heads turns [batch, seq, n·head_dim] into [batch, n, seq, head_dim].

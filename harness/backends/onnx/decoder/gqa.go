@@ -65,7 +65,7 @@ func (p *Pass) rotaryCaches() (cos, sin string) {
 // otherwise the operator rotates them (do_rotary).
 func (p *Pass) GroupQueryAttention(i int, r ropeTables, q, k, v string) (out, presentK, presentV string) {
 	c := p.c
-	inner := !p.e.PositionIDs
+	inner := p.RotaryInAttention()
 	if !inner {
 		q = p.flat(r.rotate(p, p.Heads(q, c.Heads)), c.Heads)
 		k = p.flat(r.rotate(p, p.Heads(k, c.KVHeads)), c.KVHeads)
@@ -78,11 +78,9 @@ func (p *Pass) GroupQueryAttention(i int, r ropeTables, q, k, v string) (out, pr
 		}
 	}
 	in := []string{q, k, v, pastK, pastV, p.gqa.seqlensK, p.gqa.total}
-	if inner {
-		in = append(in, p.gqaCos, p.gqaSin)
-	}
 	doRotary := int64(0)
 	if inner {
+		in = append(in, p.gqaCos, p.gqaSin)
 		doRotary = 1
 	}
 	attrs := []pb.Attribute{
@@ -91,9 +89,7 @@ func (p *Pass) GroupQueryAttention(i int, r ropeTables, q, k, v string) (out, pr
 		pb.AttrInt("do_rotary", doRotary),
 		pb.AttrInt("rotary_interleaved", 0),
 	}
-	outs := p.B.OpOuts("GroupQueryAttention", 3, attrs, in...)
-	nodes := p.B.Graph().Nodes
-	nodes[len(nodes)-1].Domain = MSDomain
+	outs := p.B.OpDomainOuts(MSDomain, "GroupQueryAttention", 3, attrs, in...)
 	return outs[0], outs[1], outs[2]
 }
 

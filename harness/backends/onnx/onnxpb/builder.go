@@ -132,7 +132,12 @@ func (b *Builder) claim(name string) {
 // com.microsoft's contrib operators); the model must declare the domain's
 // opset.
 func (b *Builder) OpDomain(domain, op string, attrs []Attribute, in ...string) string {
-	out := b.OpAttr(op, attrs, in...)
+	return b.OpDomainOuts(domain, op, 1, attrs, in...)[0]
+}
+
+// OpDomainOuts is OpDomain with n outputs.
+func (b *Builder) OpDomainOuts(domain, op string, n int, attrs []Attribute, in ...string) []string {
+	outs := b.OpOuts(op, n, attrs, in...)
 	b.g.Nodes[len(b.g.Nodes)-1].Domain = domain
-	return out
+	return outs
 }
