@@ -171,17 +171,31 @@ func Graph(a Arch, c Config, w map[string]*seeded.Tensor, e Export) *pb.Model {
 	for i, v := range outs {
 		b.Output(v, outNames[i], io, outShapes[i]...)
 	}
-	opsets := []pb.Opset{{Domain: "", Version: Opset}}
-	if e.GQA {
-		opsets = append(opsets, pb.Opset{Domain: MSDomain, Version: MSVersion})
-	}
-	return &pb.Model{
+	m := &pb.Model{
 		IRVersion:       IRVersion,
-		Opsets:          opsets,
+		Opsets:          []pb.Opset{{Domain: "", Version: Opset}},
 		ProducerName:    "feather-testmodel", // every file so far says so: a change would change the pinned smoke files
 		ProducerVersion: "1",
 		Graph:           b.Graph(),
 	}
+	// Contrib operators (GroupQueryAttention, an export's MatMulNBits)
+	// need their domain's opset declared.
+	if usesDomain(m, MSDomain) {
+		m.Opsets = append(m.Opsets, pb.Opset{Domain: MSDomain, Version: MSVersion})
+	}
+	return m
+}
+
+// usesDomain reports whether a node of m, in any subgraph, is in domain.
+func usesDomain(m *pb.Model, domain string) bool {
+	for _, g := range m.Graphs() {
+		for _, n := range g.Nodes {
+			if n.Domain == domain {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // weights emits each parameter once, in the file's storage type, and

@@ -12,7 +12,6 @@ import (
 
 	"github.com/feather-eval/feather/harness/backends/onnx/corpustok"
 	"github.com/feather-eval/feather/harness/backends/onnx/decoder"
-	pb "github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
 )
 
 // Model is a built model: its configuration (defaults applied), where its
@@ -111,7 +110,7 @@ func (m *Model) Variant(variant string) (*Model, error) {
 		case e.Half:
 			data = make([]float32, len(t.Data))
 			for i, v := range t.Data {
-				data[i] = pb.Float16Value(pb.Float16Bits(v))
+				data[i] = roundHalf(v)
 			}
 		}
 		out.w[name] = &tensor{Shape: t.Shape, Data: data}

@@ -96,7 +96,7 @@ type Config struct {
 	LogitsToKeep string
 	// GroupQueryAttention writes attention as onnxruntime's fused
 	// GroupQueryAttention operator, as onnxruntime-genai's model builder
-	// and many onnx-community exports do (Llama with a cache only); without
+	// does and onnx-community conversions may (Llama with a cache only); without
 	// PositionIDs the operator also applies rotary embeddings itself, as
 	// the builder's CPU exports do.
 	GroupQueryAttention bool

@@ -67,11 +67,7 @@ func (m *Model) onnxModel(e export) *pb.Model {
 			return emit(b, x), true
 		}
 	}
-	model := decoder.Graph(m.Config.arch(), m.Config.decoder(), m.w, de)
-	if (e.q4 || e.bnb4) && !e.GQA { // GQA exports declare the domain already
-		model.Opsets = append(model.Opsets, pb.Opset{Domain: decoder.MSDomain, Version: decoder.MSVersion})
-	}
-	return model
+	return decoder.Graph(m.Config.arch(), m.Config.decoder(), m.w, de)
 }
 
 // quantLinear writes a weight's initializers once and returns what
