@@ -10,6 +10,7 @@ import (
 	"github.com/feather-eval/feather/harness/backends/onnx"
 	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
+	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/suites/microbench"
 )
@@ -102,6 +103,23 @@ func perfFixture(b *testing.B) string {
 		b.Fatal(perf.err)
 	}
 	return perf.dir
+}
+
+// openWithTokenizer opens the model folder dir as "perf" on threads
+// intra-op threads, closed when the benchmark ends, and loads its
+// tokenizer.
+func openWithTokenizer(b *testing.B, dir string, threads int) (*onnx.Model, *tokenizer.Tokenizer) {
+	b.Helper()
+	m, err := onnx.Open(context.Background(), dir, onnx.Options{Key: "perf", Threads: threads})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { m.Close() })
+	tok, err := tokenizer.Load(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m, tok
 }
 
 func TestMain(m *testing.M) {

@@ -8,7 +8,6 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"github.com/feather-eval/feather/harness/backends/onnx"
 	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
@@ -38,15 +37,7 @@ import (
 func BenchmarkMicrobenchBound(b *testing.B) {
 	orttest.Require(b)
 	dir := perfFixture(b)
-	m, err := onnx.Open(context.Background(), dir, onnx.Options{Key: "perf", Threads: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
-	tok, err := tokenizer.Load(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
+	m, tok := openWithTokenizer(b, dir, 1)
 	seqs := scoredSequences(tok, microbenchRequests(b))
 	rows := distinctRows(seqs)
 	cfg := testmodel.PerfFixture()

@@ -66,15 +66,7 @@ const tjsBatch = 16
 func benchmarkVsTJS(b *testing.B, dir string, cfg testmodel.Config, size tjsWork) {
 	orttest.Require(b)
 	node, script := tjsScript(b)
-	m, err := onnx.Open(context.Background(), dir, onnx.Options{Key: "perf", Threads: tjsThreads})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
-	tok, err := tokenizer.Load(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
+	m, tok := openWithTokenizer(b, dir, tjsThreads)
 	reqs := spread(microbenchRequests(b).reqs, size.score)
 	prompts := featherweightRequests(b, size.prompts)
 	work := tjsWorkload(tok, reqs, prompts)
