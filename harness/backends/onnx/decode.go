@@ -71,15 +71,29 @@ func (m *Model) decodeBatch(ctx context.Context, r *runner, idx []int, seqs []ge
 	stage := make([]stageRow, len(idx))
 	for i, s := range idx {
 		rows[i] = liveRow{seq: s, tokens: append([]int(nil), seqs[s].prompt...)}
-		stage[i] = stageRow{tokens: rows[i].tokens}
+		stage[i] = stageRow{tokens: rows[i].tokens, targets: []target{{pos: len(rows[i].tokens) - 1}}}
 	}
-	width := len(rows[0].tokens)
+	if cached && m.spec.leftPadOK() {
+		// Prompts that share a prefix (a prompt style's instructions) run
+		// it once, in stage 0, and prefill only their own tokens.
+		for _, batch := range m.prefixBatches(sharePrefixes(stage, m.contTokens())) {
+			if err := m.runPrefixes(r, batch); err != nil {
+				return err
+			}
+		}
+	}
+	width := 0
+	for _, row := range stage {
+		width = max(width, len(row.tokens))
+	}
 	st := m.leftPadded(stage, width)
+	underPrefixes(st, stage, r.kvB)
 	var present *kvCache
 	if cached {
 		present = r.kvA
+		full := len(st.mask) / len(rows)
 		for i := range rows {
-			rows[i].mask = append([]int64(nil), st.mask[i*width:(i+1)*width]...)
+			rows[i].mask = append([]int64(nil), st.mask[i*full:(i+1)*full]...)
 		}
 	}
 	first := true

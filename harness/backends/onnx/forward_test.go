@@ -75,13 +75,25 @@ func TestDecodeCachedEqualsRecompute(t *testing.T) {
 			ref, tolerance := reference(t, name)
 			m := open(t, fixture(t, name).Dir, Options{})
 			vocab := ref.Config.Vocab
+			// The last three prompts share 10 tokens, which the cached
+			// decoder runs once (stage 0) where left padding works.
+			shared := ids(10, vocab, 4)
 			seqs := []genSeq{
 				{prompt: ids(6, vocab, 1), maxNew: 8},
 				{prompt: ids(3, vocab, 2), maxNew: 5},
 				{prompt: ids(6, vocab, 3), maxNew: 8},
+				{prompt: append(slices.Clone(shared), ids(4, vocab, 5)...), maxNew: 6},
+				{prompt: append(slices.Clone(shared), ids(4, vocab, 6)...), maxNew: 3},
+				{prompt: append(slices.Clone(shared), ids(4, vocab, 7)...), maxNew: 6},
 			}
 			if !m.spec.leftPadOK() {
 				seqs[1].prompt = ids(6, vocab, 2)
+			} else if m.spec.layers > 0 {
+				var rows []stageRow
+				for _, s := range seqs {
+					rows = append(rows, stageRow{tokens: s.prompt, targets: []target{{pos: len(s.prompt) - 1}}})
+				}
+				assert.Len(t, sharePrefixes(rows, 1<<20), 1, "the case exercises stage 0")
 			}
 			decode := func(noCache bool) ([]genOut, [][][]float32) {
 				m.noCache = noCache
@@ -164,22 +176,44 @@ func TestBatchedEqualsSingle(t *testing.T) {
 
 // TestScoreMatchesReference checks summed log-probabilities against the
 // reference forward on a random (not designed) model, with the cached
-// two-stage plan and without a cache.
+// plan (stages 0 to 2) and without a cache.
 func TestScoreMatchesReference(t *testing.T) {
 	for _, name := range []string{"llama-gqa", "nopast", "gpt2", "keep", "keep-merged", "genai-gqa", "community-gqa", "gemma3"} {
 		t.Run(name, func(t *testing.T) {
 			ref := fixture(t, name)
 			m := open(t, ref.Dir, Options{})
 			vocab := ref.Config.Vocab
+			seq := func(n int, parts ...[]int) scoreSeq {
+				s := scoreSeq{tokens: []int{1}, n: n}
+				for _, p := range parts {
+					s.tokens = append(s.tokens, p...)
+				}
+				return s
+			}
 			ctxA, ctxB := ids(9, vocab, 1), ids(4, vocab, 2)
+			// Contexts that share a prefix without being equal: stage 0 runs
+			// the 12 and 8 tokens (BOS included) once each, for two rows
+			// each, which saves more than a call costs; stage 1 puts them
+			// under rows of one call beside rows without a prefix.
+			long, short := ids(11, vocab, 8), ids(7, vocab, 9)
+			ctxC, ctxD := ids(3, vocab, 10), ids(2, vocab, 11)
 			seqs := []scoreSeq{
-				{tokens: append(append([]int{1}, ctxA...), ids(1, vocab, 3)...), n: 1},
-				{tokens: append(append([]int{1}, ctxA...), ids(4, vocab, 4)...), n: 4},
-				{tokens: append(append([]int{1}, ctxA...), ids(2, vocab, 5)...), n: 2},
-				{tokens: append(append([]int{1}, ctxB...), ids(3, vocab, 6)...), n: 3},
+				seq(1, ctxA, ids(1, vocab, 3)),
+				seq(4, ctxA, ids(4, vocab, 4)),
+				seq(2, ctxA, ids(2, vocab, 5)),
+				seq(3, ctxB, ids(3, vocab, 6)),
 				// Stage 2 runs this one with the 4-token one above, right-padded
 				// where the export allows padding.
-				{tokens: append(append([]int{1}, ctxA...), ids(5, vocab, 7)...), n: 5},
+				seq(5, ctxA, ids(5, vocab, 7)),
+				seq(2, long, ctxC, ids(2, vocab, 12)),
+				seq(1, long, ctxC, ids(1, vocab, 13)),
+				seq(3, long, ids(6, vocab, 14), ids(3, vocab, 15)), // alone
+				seq(1, short, ctxD, ids(1, vocab, 16)),
+				seq(3, short, ctxD, ids(3, vocab, 17)),
+				seq(2, short, ids(4, vocab, 18), ids(2, vocab, 19)), // alone
+			}
+			if m.spec.leftPadOK() && m.spec.layers > 0 && !m.noCache {
+				assert.Len(t, sharePrefixes(planRows(seqs, true), 1<<20), 2, "the case exercises stage 0")
 			}
 			got, err := m.scoreSeqs(context.Background(), seqs, nil)
 			require.NoError(t, err)

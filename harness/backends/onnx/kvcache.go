@@ -44,3 +44,24 @@ func (c *kvCache) gather(dst *kvCache, idx []int) {
 		}
 	}
 }
+
+// placeRow makes row dst of c hold row srcRow of src in its first
+// src.length slots (c may be longer) and zeros in the rest: all zeros when
+// src is nil. Masked slots hold zeros, not a former call's values, so
+// nothing non-finite can reach attention's weighted sum.
+func (c *kvCache) placeRow(dst int, src *kvCache, srcRow int) {
+	hb := c.length * c.dim * c.elem // one head of one row
+	for i, buf := range c.bufs {
+		row := buf[dst*c.heads*hb : (dst+1)*c.heads*hb]
+		if src == nil {
+			clear(row)
+			continue
+		}
+		sb := src.length * src.dim * src.elem
+		from := src.bufs[i][srcRow*c.heads*sb:]
+		for h := 0; h < c.heads; h++ {
+			n := copy(row[h*hb:(h+1)*hb], from[h*sb:(h+1)*sb])
+			clear(row[h*hb+n : (h+1)*hb])
+		}
+	}
+}

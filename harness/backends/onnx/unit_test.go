@@ -289,7 +289,12 @@ func TestBatchRows(t *testing.T) {
 		leftPad         bool
 		want            [][]int
 	}{
-		{"budget", []int{3, 10, 5, 5, 2}, 20, 64, true, [][]int{{10, 5}, {5, 3, 2}}},
+		// Costs (callCost + rows × longest): 26 + 36 beats {10, 5} {5, 3, 2}'s 36 + 31.
+		{"budget", []int{3, 10, 5, 5, 2}, 20, 64, true, [][]int{{10}, {5, 5, 3, 2}}},
+		// 54 padded positions cost more than a second call (96 against 36 + 22)...
+		{"padding dearer than a call", []int{2, 20, 2, 2}, 100, 64, true, [][]int{{20}, {2, 2, 2}}},
+		// ...4 cost less (46 against 26 + 32).
+		{"a call dearer than padding", []int{8, 10, 8}, 100, 64, true, [][]int{{10, 8, 8}}},
 		{"max rows", []int{1, 1, 1, 1, 1}, 100, 2, true, [][]int{{1, 1}, {1, 1}, {1}}},
 		{"a row over budget still runs", []int{50, 4}, 20, 64, true, [][]int{{50}, {4}}},
 		{"no left padding", []int{3, 5, 5, 3, 2}, 100, 64, false, [][]int{{5, 5}, {3, 3}, {2}}},
