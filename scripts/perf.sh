@@ -27,8 +27,11 @@ PAIRS="
 # against transformers.js (scripts/goldens/perf.mjs; needs node and that
 # folder's pinned install) on the same μBench requests and Featherweight
 # prompts, on the perf fixture and a SmolLM2-135M-shaped one, as speedups
-# in CPU time with identical greedy text; and a full μBench run ÷ the time
-# to compute each of its distinct prefix tokens once on the same engine.
+# in CPU time with identical greedy text, each with the multiply-adds
+# transformers.js does ÷ the least work's and the speedup the least work
+# would give at ONNX Runtime's best measured rate (the ceiling); and a
+# full μBench run ÷ the time to compute each of its distinct prefix
+# tokens once on the same engine.
 # Last, each variant file's speed beside the float32 file's on the perf
 # fixture (scoring and greedy generation, CPU time; above 1× is faster),
 # figures without a goal.
@@ -41,8 +44,14 @@ GOALS="
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|gen-x-tjs|generation vs transformers.js, SmolLM2-135M-shaped fixture: %.1f× (goal ≥ 5×)
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJS6L|score-work-x|  (6L scoring: transformers.js does %.1f× the multiply-adds of the least work; equal speed per multiply-add would give that)
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJS6L|gen-work-x|  (6L generation: transformers.js does %.2f× feather's multiply-adds)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJS6L|gmac-per-s|  (6L: ONNX Runtime's best measured rate on this model, one thread: %.1f G multiply-adds/s)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJS6L|score-ceiling-x|  (6L scoring: the least work at ONNX Runtime's best measured rate on this model would give %.1f×)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJS6L|gen-ceiling-x|  (6L generation: the least work at ONNX Runtime's best measured rate on this model would give %.1f×)
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|score-work-x|  (SmolLM2-shaped scoring: transformers.js does %.1f× the multiply-adds of the least work)
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|gen-work-x|  (SmolLM2-shaped generation: transformers.js does %.2f× feather's multiply-adds)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|gmac-per-s|  (SmolLM2-shaped: ONNX Runtime's best measured rate on this model, one thread: %.1f G multiply-adds/s)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|score-ceiling-x|  (SmolLM2-shaped scoring: the least work at ONNX Runtime's best measured rate on this model would give %.1f×)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|gen-ceiling-x|  (SmolLM2-shaped generation: the least work at ONNX Runtime's best measured rate on this model would give %.1f×)
 ./harness/suites/microbench/e2e|BenchmarkMicrobenchBound|x-bound|μBench ÷ distinct-prefix bound: %.2f× (goal ≤ 1.1×)
 ./harness/backends/onnx|BenchmarkVariants|fp16-score-x|variant fp16, scoring speed ÷ fp32's on the perf fixture: %.2f×
 ./harness/backends/onnx|BenchmarkVariants|fp16-gen-x|variant fp16, generation speed ÷ fp32's on the perf fixture: %.2f×
