@@ -47,49 +47,47 @@ func sharePrefixes(rows []stageRow, budget int) []*sharedPrefix {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return slices.Compare(rows[a].tokens, rows[b].tokens) })
-	// limit is how many leading tokens of a row a prefix may take: stage 1
-	// must still compute the logits its targets read.
-	limit := func(i int) int {
-		n := len(rows[i].tokens)
+	// limit[k] is how many leading tokens of row order[k] a prefix may
+	// take (stage 1 must still compute the logits its targets read);
+	// common[k] how many it shares with row order[k-1].
+	limit, common := make([]int, m), make([]int, m)
+	for k, i := range order {
+		limit[k] = len(rows[i].tokens)
 		for _, t := range rows[i].targets {
-			n = min(n, t.pos)
+			limit[k] = min(limit[k], t.pos)
 		}
-		return n
+		if k > 0 {
+			common[k] = commonPrefix(rows[order[k-1]].tokens, rows[i].tokens)
+		}
 	}
-	// best[i] is the most the rows order[i:] can save; run[i] the length
-	// of the run starting at i that achieves it (1: row i shares nothing).
-	best, run := make([]int, m+1), make([]int, m+1)
-	for i := m - 1; i >= 0; i-- {
-		best[i], run[i] = best[i+1], 1
-		n := limit(order[i])
-		for j := i + 1; j < m; j++ {
-			n = min(n, commonPrefix(rows[order[j-1]].tokens, rows[order[j]].tokens), limit(order[j]))
-			if n < minSharedPrefix {
+	// best[k] is the most the rows order[k:] can save, with a run of
+	// size[k] rows sharing share[k] tokens first (size 1: row order[k]
+	// shares nothing).
+	best, size, share := make([]int, m+1), make([]int, m+1), make([]int, m+1)
+	for k := m - 1; k >= 0; k-- {
+		best[k], size[k] = best[k+1], 1
+		n := limit[k]
+		for j := k + 1; j < m; j++ {
+			if n = min(n, common[j], limit[j]); n < minSharedPrefix {
 				break
 			}
-			if s := (j-i)*n + best[j+1]; s > best[i] {
-				best[i], run[i] = s, j-i+1
+			if s := (j-k)*n + best[j+1]; s > best[k] {
+				best[k], size[k], share[k] = s, j-k+1, n
 			}
 		}
 	}
-	type share struct {
-		rows  []int
-		n     int
-		saved int
+	type run struct {
+		rows     []int
+		n, saved int
 	}
-	var runs []share
-	for i := 0; i < m; i += run[i] {
-		if run[i] > 1 {
-			r := order[i : i+run[i]]
-			n := limit(r[0])
-			for k := 1; k < len(r); k++ {
-				n = min(n, commonPrefix(rows[r[k-1]].tokens, rows[r[k]].tokens), limit(r[k]))
-			}
-			runs = append(runs, share{r, n, (len(r) - 1) * n})
+	var runs []run
+	for k := 0; k < m; k += size[k] {
+		if size[k] > 1 {
+			runs = append(runs, run{order[k : k+size[k]], share[k], (size[k] - 1) * share[k]})
 		}
 	}
-	slices.SortStableFunc(runs, func(a, b share) int { return b.saved - a.saved })
-	var kept []share
+	slices.SortStableFunc(runs, func(a, b run) int { return b.saved - a.saved })
+	var kept []run
 	saved := 0
 	for _, r := range runs {
 		if r.n <= budget {
