@@ -87,3 +87,67 @@ func TestSharePrefixes(t *testing.T) {
 		})
 	}
 }
+
+// TestUnderPrefixes: a stage-1 call's past holds each row's prefix cache
+// from slot 0 of every head, zeros after it, and the mask says which
+// slots are real: the prefix's own mask (its stage-0 left padding
+// masked), then zeros, then the row's own mask.
+func TestUnderPrefixes(t *testing.T) {
+	// Stage 0 ran two prefixes in one call of width 3: [p p p] and [pad q q].
+	kv := &kvCache{heads: 2, dim: 1, elem: 4, bufs: make([][]byte, 2)}
+	kv.resize(2, 3)
+	for i := range kv.bufs {
+		f := asFloat32(kv.bufs[i])
+		for k := range f {
+			f[k] = float32(100*i + k + 1) // row-major [row, head, slot]
+		}
+	}
+	long := &sharedPrefix{tokens: []int{7, 8, 9}, kv: kv, row: 0, mask: []int64{1, 1, 1}}
+	short := &sharedPrefix{tokens: []int{5, 6}, kv: kv, row: 1, mask: []int64{0, 1, 1}}
+	// A shorter cache from another stage-0 call: [r].
+	one := &kvCache{heads: 2, dim: 1, elem: 4, bufs: make([][]byte, 2)}
+	one.resize(1, 1)
+	for i := range one.bufs {
+		copy(asFloat32(one.bufs[i]), []float32{float32(-10*i - 1), float32(-10*i - 2)})
+	}
+	single := &sharedPrefix{tokens: []int{4}, kv: one, row: 0, mask: []int64{1}}
+
+	rows := []stageRow{
+		{tokens: []int{1, 2}, start: 3, shared: long},
+		{tokens: []int{3}, start: 2, shared: short},
+		{tokens: []int{1, 1}},
+		{tokens: []int{2}, start: 1, shared: single},
+	}
+	st := &step{rows: len(rows), seq: 2, mask: []int64{1, 1, 0, 1, 1, 1, 0, 1}}
+	into := &kvCache{heads: 2, dim: 1, elem: 4, bufs: make([][]byte, 2)}
+	into.resize(4, 5)
+	for i := range into.bufs {
+		for k := range asFloat32(into.bufs[i]) {
+			asFloat32(into.bufs[i])[k] = 999 // a former call's values
+		}
+	}
+	underPrefixes(st, rows, into)
+
+	assert.Same(t, into, st.past)
+	assert.Equal(t, 3, into.length, "the longest prefix cache")
+	assert.Equal(t, []int64{
+		1, 1, 1, 1, 1,
+		0, 1, 1, 0, 1,
+		0, 0, 0, 1, 1,
+		1, 0, 0, 0, 1,
+	}, st.mask)
+	// Per row, per head, 3 slots.
+	assert.Equal(t, []float32{
+		1, 2, 3, 4, 5, 6, // the long prefix: row 0 of kv
+		7, 8, 9, 10, 11, 12, // the short one: row 1
+		0, 0, 0, 0, 0, 0, // no prefix
+		-1, 0, 0, -2, 0, 0, // a one-slot cache, zeros after it in each head
+	}, asFloat32(into.bufs[0]))
+	assert.Equal(t, []float32{-11, 0, 0, -12, 0, 0}, asFloat32(into.bufs[1])[18:])
+
+	// A call without prefixes keeps its own mask and no past.
+	plain := &step{rows: 1, seq: 2, mask: []int64{1, 1}}
+	underPrefixes(plain, []stageRow{{tokens: []int{1, 2}}}, into)
+	assert.Nil(t, plain.past)
+	assert.Equal(t, []int64{1, 1}, plain.mask)
+}
