@@ -418,6 +418,9 @@ func (m *Model) continueRows(r *runner, rows []stageRow, st1 *step, kv *kvCache,
 	}
 	// Longest first, cut by the cache each call carries (contTokens) and
 	// where padding costs less than another call would (cheapestCuts).
+	// GroupQueryAttention allows no padding, and on a past it takes
+	// several tokens only in a call of one row ("batch_size must be 1
+	// when sequence_length > 1 and past context is given").
 	sort.SliceStable(all, func(i, j int) bool { return seqs[all[i].seq].n > seqs[all[j].seq].n })
 	past := kv.length
 	sub := r.kvB
@@ -427,7 +430,7 @@ func (m *Model) continueRows(r *runner, rows []stageRow, st1 *step, kv *kvCache,
 	}
 	for _, cut := range cheapestCuts(lens, func(start, end int) bool {
 		return end-start <= maxContRows && (end-start)*(past+lens[start]) <= m.contTokens() &&
-			(!m.spec.unpadded || lens[end-1] == lens[start])
+			(!m.spec.unpadded || lens[end-1] == lens[start] && lens[start] == 1)
 	}) {
 		seq := lens[cut[0]]
 		chunk := all[cut[0]:cut[1]]

@@ -1,9 +1,13 @@
 package onnx
 
 import (
+	"context"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSharePrefixes(t *testing.T) {
@@ -150,4 +154,49 @@ func TestUnderPrefixes(t *testing.T) {
 	underPrefixes(plain, []stageRow{{tokens: []int{1, 2}}}, into)
 	assert.Nil(t, plain.past)
 	assert.Equal(t, []int64{1, 1}, plain.mask)
+}
+
+// TestPlansAgreeOnRandomWork scores many sequences built to share
+// prefixes of every length, contexts, and continuations of every length,
+// under small budgets that force many calls of stages 0, 1 and 2, and
+// holds every score to the same sequences scored one at a time without
+// a cache. It found that GroupQueryAttention refuses a stage-2 call of
+// several rows of several tokens.
+func TestPlansAgreeOnRandomWork(t *testing.T) {
+	for _, name := range []string{"llama-gqa", "keep", "gpt2", "gemma3", "community-gqa", "genai-gqa"} {
+		t.Run(name, func(t *testing.T) {
+			ref := fixture(t, name)
+			vocab := ref.Config.Vocab
+			rng := rand.New(rand.NewPCG(7, uint64(len(name))))
+			var seqs []scoreSeq
+			for p := 0; p < 6; p++ { // templates
+				prefix := append([]int{1}, ids(rng.IntN(14), vocab, 100+p)...)
+				for q := 0; q < 1+rng.IntN(5); q++ { // questions
+					ctx := append(slices.Clone(prefix), ids(1+rng.IntN(9), vocab, 200+10*p+q)...)
+					for c := 0; c < 1+rng.IntN(4); c++ { // choices
+						n := 1 + rng.IntN(5)
+						seqs = append(seqs, scoreSeq{tokens: append(slices.Clone(ctx), ids(n, vocab, 1000+100*p+10*q+c)...), n: n})
+					}
+				}
+			}
+			for _, budget := range []int{24, 0} {
+				m := open(t, ref.Dir, Options{BatchTokens: budget})
+				if budget == 0 && m.spec.leftPadOK() {
+					assert.NotEmpty(t, sharePrefixes(planRows(seqs, true), m.contTokens()), "the work exercises stage 0")
+				}
+				if budget > 0 {
+					m.contBytes = 1 // stage 2 at its floor of 64 cached tokens a call
+				}
+				got, err := m.scoreSeqs(context.Background(), seqs, nil)
+				require.NoError(t, err)
+				m.noCache = true
+				for i, s := range seqs {
+					one, err := m.scoreSeqs(context.Background(), []scoreSeq{s}, nil)
+					require.NoError(t, err)
+					assert.InDelta(t, one[0].logprob, got[i].logprob, tol, "budget %d, sequence %d", budget, i)
+					assert.Equal(t, one[0].greedy, got[i].greedy, "budget %d, sequence %d", budget, i)
+				}
+			}
+		})
+	}
 }
