@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -195,6 +196,55 @@ func TestPlansAgreeOnRandomWork(t *testing.T) {
 					require.NoError(t, err)
 					assert.InDelta(t, one[0].logprob, got[i].logprob, tol, "budget %d, sequence %d", budget, i)
 					assert.Equal(t, one[0].greedy, got[i].greedy, "budget %d, sequence %d", budget, i)
+				}
+			}
+		})
+	}
+}
+
+// TestDecodeAgreesOnRandomWork generates greedily for prompts built to
+// share prefixes of every length, with different lengths to generate, in
+// one call and each alone, and holds every step's logits together
+// (batching, stage 0's prefixes, rows leaving the batch as they finish).
+func TestDecodeAgreesOnRandomWork(t *testing.T) {
+	for _, name := range []string{"llama-gqa", "keep", "gemma3", "community-gqa"} {
+		t.Run(name, func(t *testing.T) {
+			ref, tolerance := reference(t, name)
+			m := open(t, fixture(t, name).Dir, Options{})
+			vocab := ref.Config.Vocab
+			rng := rand.New(rand.NewPCG(11, uint64(len(name))))
+			var seqs []genSeq
+			for p := 0; p < 4; p++ {
+				prefix := ids(rng.IntN(16), vocab, 300+p)
+				for q := 0; q < 1+rng.IntN(4); q++ {
+					prompt := append(slices.Clone(prefix), ids(1+rng.IntN(6), vocab, 400+10*p+q)...)
+					seqs = append(seqs, genSeq{prompt: prompt, maxNew: 1 + rng.IntN(6)})
+				}
+			}
+			if m.spec.leftPadOK() {
+				var rows []stageRow
+				for _, s := range seqs {
+					rows = append(rows, stageRow{tokens: s.prompt, targets: []target{{pos: len(s.prompt) - 1}}})
+				}
+				assert.NotEmpty(t, sharePrefixes(rows, m.contTokens()), "the prompts exercise stage 0")
+			}
+			logits := func(seqs []genSeq) [][][]float32 {
+				out := make([][][]float32, len(seqs))
+				var mu sync.Mutex
+				_, err := m.decodeSeqs(context.Background(), seqs, func(seq int, l []float32) {
+					mu.Lock()
+					out[seq] = append(out[seq], slices.Clone(l))
+					mu.Unlock()
+				})
+				require.NoError(t, err)
+				return out
+			}
+			all := logits(seqs)
+			for i, s := range seqs {
+				one := logits([]genSeq{s})[0]
+				require.Len(t, all[i], len(one), "prompt %d", i)
+				for k := range one {
+					assert.LessOrEqualf(t, maxDiff(one[k], all[i][k]), tolerance, "prompt %d step %d", i, k)
 				}
 			}
 		})
