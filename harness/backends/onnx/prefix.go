@@ -21,6 +21,11 @@ import "slices"
 // tokens saved do not pay for the cache each row copies and attends to.
 const minSharedPrefix = 4
 
+// maxShareRun bounds the rows one prefix serves, so finding the prefixes
+// stays linear in the rows: 10,000 rows behind one template become ten
+// prefixes, which costs nine prefix runs of stage 0.
+const maxShareRun = 1024
+
 // sharedPrefix is a prefix several stage-1 rows continue, and where stage
 // 0 left its cache: row row of kv, whose mask row is mask (the prefix
 // left-padded to kv's length).
@@ -67,7 +72,7 @@ func sharePrefixes(rows []stageRow, budget int) []*sharedPrefix {
 	for k := m - 1; k >= 0; k-- {
 		best[k], size[k] = best[k+1], 1
 		n := limit[k]
-		for j := k + 1; j < m; j++ {
+		for j := k + 1; j < min(m, k+maxShareRun); j++ {
 			if n = min(n, common[j], limit[j]); n < minSharedPrefix {
 				break
 			}

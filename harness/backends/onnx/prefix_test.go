@@ -250,3 +250,18 @@ func TestDecodeAgreesOnRandomWork(t *testing.T) {
 		})
 	}
 }
+
+// TestSharePrefixesScales: one template behind many rows is found in time
+// linear in the rows, as runs of at most maxShareRun rows.
+func TestSharePrefixesScales(t *testing.T) {
+	var rows []stageRow
+	for i := 0; i < 3*maxShareRun; i++ {
+		tokens := []int{1, 2, 3, 4, 5, 6, 1000 + i, 7}
+		rows = append(rows, stageRow{tokens: tokens, targets: []target{{pos: len(tokens) - 1}}})
+	}
+	got := sharePrefixes(rows, 1<<20)
+	assert.Len(t, got, 3)
+	for _, p := range got {
+		assert.Equal(t, []int{1, 2, 3, 4, 5, 6}, p.tokens)
+	}
+}
