@@ -156,11 +156,12 @@ func longestFirst[T any](items []T, length func(T) int, budget, maxRows int, lef
 }
 
 // callCost is what a model call costs beyond its tokens, in tokens. Every
-// call reads every weight once, while each token it computes uses each
-// weight once: one thread multiplies about 4 to 5 times faster than it
-// reads float32 weights from memory here (70 G multiply-adds a second
-// against 15 GB/s), so a call's reading is worth about 16 of its tokens,
-// whatever the model's size. Cutting a batch where fewer than that many
+// call reads every weight once, while each token it computes does one
+// multiply-add per weight: reading a float32 weight (4 bytes at about
+// 15 GB/s from memory, one thread, here) takes as long as about 18
+// multiply-adds (at about 70 G a second), so a call's reading is worth
+// some 16 to 19 of its tokens, whatever the model's size (4-bit weights
+// would make it a few). Cutting a batch where fewer than that many
 // padded positions would be saved costs more than it saves: on the
 // SmolLM2-135M shape, stage 2 ran one stage-1 batch's continuations in 4
 // calls of 45, 16, 10 and 3 positions, each about 50 ms, most of it the
