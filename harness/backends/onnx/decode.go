@@ -73,10 +73,10 @@ func (m *Model) decodeBatch(ctx context.Context, r *runner, idx []int, seqs []ge
 		rows[i] = liveRow{seq: s, tokens: append([]int(nil), seqs[s].prompt...)}
 		stage[i] = stageRow{tokens: rows[i].tokens, targets: []target{{pos: len(rows[i].tokens) - 1}}}
 	}
-	if cached && m.spec.leftPadOK() {
-		// Prompts that share a prefix (a prompt style's instructions) run
-		// it once, in stage 0, and prefill only their own tokens.
-		for _, batch := range m.prefixBatches(sharePrefixes(stage, m.contTokens())) {
+	if cached {
+		// Prompts that share a prefix (a chat template's system prompt)
+		// run it once, in stage 0, and prefill only their own tokens.
+		for _, batch := range m.prefixBatches(m.sharePrefixes(stage)) {
 			if err := m.runPrefixes(r, batch); err != nil {
 				return err
 			}

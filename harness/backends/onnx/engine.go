@@ -68,9 +68,8 @@ type target struct {
 // whole sequence minus its last token.
 type stageRow struct {
 	tokens []int
-	// start is the position of tokens[0]: a row that continues a shared
-	// prefix (stage 0's) holds only the tokens after it.
-	start   int
+	// shared is the prefix (stage 0's) a row continues; the row then
+	// holds only the tokens after it.
 	shared  *sharedPrefix
 	targets []target
 	// members are the sequences continuing a kept context in stage 2.
@@ -203,8 +202,8 @@ func (m *Model) scoreSeqs(ctx context.Context, seqs []scoreSeq, progress func(do
 	}
 	useCache := m.spec.layers > 0 && !m.noCache
 	rows := planRows(seqs, useCache)
-	if useCache && m.spec.leftPadOK() {
-		stage0 := m.prefixBatches(sharePrefixes(rows, m.contTokens()))
+	if useCache {
+		stage0 := m.prefixBatches(m.sharePrefixes(rows))
 		if err := m.parallel(ctx, len(stage0), func(r *runner, i int) error { return m.runPrefixes(r, stage0[i]) }); err != nil {
 			return nil, err
 		}
@@ -395,7 +394,7 @@ func (m *Model) leftPadded(rows []stageRow, width int) *step {
 			}
 			st.ids[k] = int64(row.tokens[j-pad])
 			st.mask[k] = 1
-			st.pos[k] = int64(row.start + j - pad)
+			st.pos[k] = int64(row.start() + j - pad)
 		}
 	}
 	return st

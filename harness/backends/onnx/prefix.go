@@ -38,8 +38,8 @@ type sharedPrefix struct {
 
 // sharePrefixes finds the prefixes that at least two rows share, at least
 // minSharedPrefix tokens and ending before each row's first target, and
-// cuts them off the rows (whose start and targets then count from the
-// prefix's end). Rows sorted by their tokens share a prefix with their
+// cuts them off the rows (whose targets then count from the prefix's
+// end). Rows sorted by their tokens share a prefix with their
 // neighbours, so the prefixes are runs of neighbours, chosen to save the
 // most tokens: a run saves its rows but one, times the prefix they all
 // share. The prefixes hold at most budget tokens (the cache stage 0
@@ -109,7 +109,7 @@ func sharePrefixes(rows []stageRow, budget int) []*sharedPrefix {
 		sp := &sharedPrefix{tokens: rows[r.rows[0]].tokens[:r.n:r.n]}
 		for _, i := range r.rows {
 			row := &rows[i]
-			row.tokens, row.start, row.shared = row.tokens[r.n:], r.n, sp
+			row.tokens, row.shared = row.tokens[r.n:], sp
 			for t := range row.targets {
 				row.targets[t].pos -= r.n
 			}
@@ -125,6 +125,25 @@ func commonPrefix(a, b []int) int {
 		n++
 	}
 	return n
+}
+
+// sharePrefixes is sharePrefixes for the model's rows of one job: none
+// where the export allows no left padding, within the cache budget
+// (contTokens) elsewhere.
+func (m *Model) sharePrefixes(rows []stageRow) []*sharedPrefix {
+	if !m.spec.leftPadOK() {
+		return nil
+	}
+	return sharePrefixes(rows, m.contTokens())
+}
+
+// start is the position of a row's first token: its shared prefix's
+// length, or 0.
+func (r stageRow) start() int {
+	if r.shared == nil {
+		return 0
+	}
+	return len(r.shared.tokens)
 }
 
 // prefixBatches cuts stage 0's prefixes into calls: longest first,

@@ -77,7 +77,7 @@ func TestSharePrefixes(t *testing.T) {
 			}
 			assert.Equal(t, tt.want, lens)
 			for i, r := range tt.rows {
-				assert.Equal(t, tt.starts[i], r.start, "row %d", i)
+				assert.Equal(t, tt.starts[i], r.start(), "row %d", i)
 				// The row and its prefix are the tokens it had; targets move
 				// with the tokens.
 				full := r.tokens
@@ -86,7 +86,7 @@ func TestSharePrefixes(t *testing.T) {
 				}
 				assert.Equal(t, before[i].tokens, full, "row %d", i)
 				for k, tg := range r.targets {
-					assert.Equal(t, before[i].targets[k].pos-r.start, tg.pos, "row %d target %d", i, k)
+					assert.Equal(t, before[i].targets[k].pos-r.start(), tg.pos, "row %d target %d", i, k)
 				}
 			}
 		})
@@ -118,10 +118,10 @@ func TestUnderPrefixes(t *testing.T) {
 	single := &sharedPrefix{tokens: []int{4}, kv: one, row: 0, mask: []int64{1}}
 
 	rows := []stageRow{
-		{tokens: []int{1, 2}, start: 3, shared: long},
-		{tokens: []int{3}, start: 2, shared: short},
+		{tokens: []int{1, 2}, shared: long},
+		{tokens: []int{3}, shared: short},
 		{tokens: []int{1, 1}},
-		{tokens: []int{2}, start: 1, shared: single},
+		{tokens: []int{2}, shared: single},
 	}
 	st := &step{rows: len(rows), seq: 2, mask: []int64{1, 1, 0, 1, 1, 1, 0, 1}}
 	into := &kvCache{heads: 2, dim: 1, elem: 4, bufs: make([][]byte, 2)}

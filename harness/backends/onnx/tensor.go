@@ -66,8 +66,9 @@ func halfToFloat(h uint16) float32 {
 // The tensor may cover only some positions: the last seq of each row,
 // skip positions before them having none; or, when index is set, the
 // positions it maps (b·seq+s, seq then counting every position) to their
-// row of logits, -1 for none. A split head also gives each row of logits
-// its maximum and log Σ e^(x-max) (max, logsum; nil otherwise).
+// row of logits, -1 for none. A call that scores on a runner computing
+// logits only where read also has each row's maximum and log Σ e^(x-max)
+// (max, logsum, from norm.go; nil otherwise).
 type logitsView struct {
 	f32              []float32
 	f16              []uint16
@@ -107,7 +108,7 @@ func (v *logitsView) row(b, s int) []float32 {
 }
 
 // logProb is tokenLogProb of the logits at (b, s). With the row's
-// normalisation from the head it reads only tok's logit, and the logits
+// normalisation (max, logsum) it reads only tok's logit, and the logits
 // before it when tok holds the maximum (an earlier tie would win argmax).
 func (v *logitsView) logProb(b, s, tok int) (lp float64, greedy bool) {
 	if v.max == nil {
