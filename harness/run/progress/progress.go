@@ -75,7 +75,10 @@ type Task struct {
 	// since when, for the rate and ETA while no unit is done.
 	part                string
 	partDone, partTotal int
-	partStarted         time.Time
+	// partBefore is what the kind had done when first reported: the
+	// rate counts only the work after it, as units count after before.
+	partBefore  int
+	partStarted time.Time
 }
 
 // New is a tracker writing as o says; the run's time starts now. It
@@ -204,7 +207,8 @@ func (k *Task) Unit(unit.Unit) {
 // Part shows work inside the task, done of total things of a kind
 // ("requests"), while no unit has finished: a suite whose units all
 // finish together (μBench) then still shows its pace and an ETA. A new
-// kind restarts the rate.
+// kind restarts the rate, from the count it first reports: work done
+// before that took time the clock did not see.
 func (k *Task) Part(kind string, done, total int) {
 	if k == nil {
 		return
@@ -212,7 +216,7 @@ func (k *Task) Part(kind string, done, total int) {
 	k.t.mu.Lock()
 	defer k.t.mu.Unlock()
 	if kind != k.part {
-		k.part, k.partStarted = kind, k.t.o.Now()
+		k.part, k.partStarted, k.partBefore = kind, k.t.o.Now(), done
 	}
 	k.partDone, k.partTotal = done, total
 }
@@ -324,7 +328,7 @@ func (k *Task) status(now time.Time) string {
 	s := fmt.Sprintf("%s %s  %d/%d", k.suite, k.model, k.done, k.total)
 	if k.part != "" && k.done == k.before {
 		s += fmt.Sprintf("  scoring %d/%d %s", k.partDone, k.partTotal, k.part)
-		return s + pace(k.partDone, k.partTotal, now.Sub(k.partStarted))
+		return s + pace(k.partDone-k.partBefore, k.partTotal-k.partBefore, now.Sub(k.partStarted))
 	}
 	return s + pace(k.done-k.before, k.total-k.before, now.Sub(k.started))
 }

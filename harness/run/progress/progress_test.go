@@ -120,12 +120,12 @@ func TestPartShowsWorkBeforeUnits(t *testing.T) {
 	c.add(5 * time.Second)
 	mb.Part("windows", 20, 50)
 	c.add(25 * time.Second)
-	tr.tick() // 90 s: windows since 60 s, 20 in 30 s
+	tr.tick() // 90 s: windows first reported at 10 at 60 s, 10 more in 30 s
 	units(mb, 1060)
 	mb.End()
 	tr.Close()
 	assert.Equal(t, `microbench smol  0/1060  scoring 1200/3866 requests  40.0/s  ETA 1m6s
-microbench smol  0/1060  scoring 20/50 windows  40.0/min  ETA 45s
+microbench smol  0/1060  scoring 20/50 windows  20.0/min  ETA 1m30s
 microbench smol  1060/1060 units in 1m30s
 feather: finished in 1m30s
 `, b.String())

@@ -123,9 +123,17 @@ func Evaluate(ctx context.Context, s lm.Scorer, info lm.Info, tasks []*Task, opt
 		}
 		return func(done, total int) { opt.OnScoring(kind, done, total) }
 	}
+	// Each kind is announced at 0 as its call starts, so its rate is
+	// timed from there, not from the scorer's first report.
+	announce := func(kind string, total int) {
+		if opt.OnScoring != nil {
+			opt.OnScoring(kind, 0, total)
+		}
+	}
 	var ll []lm.LLResult
 	if len(reqs) > 0 {
 		var err error
+		announce("requests", len(reqs))
 		sopt.Progress = progress("requests")
 		ll, err = s.LogLikelihood(ctx, reqs, sopt)
 		if err != nil {
@@ -138,6 +146,7 @@ func Evaluate(ctx context.Context, s lm.Scorer, info lm.Info, tasks []*Task, opt
 	var rolling []lm.RollingResult
 	if len(texts) > 0 {
 		var err error
+		announce("windows", len(texts))
 		sopt.Progress = progress("windows")
 		rolling, err = s.RollingLogLikelihood(ctx, texts, sopt)
 		if err != nil {

@@ -103,7 +103,8 @@ func TestRunScores(t *testing.T) {
 
 // TestRunOnScoring: while the model scores, OnScoring hears the scorer's
 // progress, first in requests, then in the documents' windows, each
-// ending at its total, all before the first unit.
+// announced at 0 as its call starts and ending at its total, all before
+// the first unit.
 func TestRunOnScoring(t *testing.T) {
 	tasks, m := designedModel()
 	var events []string
@@ -121,10 +122,10 @@ func TestRunOnScoring(t *testing.T) {
 	require.Greater(t, n, 1)
 	require.Greater(t, docs, 1)
 	var want []string
-	for i := 1; i <= n; i++ {
+	for i := 0; i <= n; i++ {
 		want = append(want, fmt.Sprintf("requests %d/%d", i, n))
 	}
-	for i := 1; i <= docs; i++ {
+	for i := 0; i <= docs; i++ {
 		want = append(want, fmt.Sprintf("windows %d/%d", i, docs))
 	}
 	require.Greater(t, len(events), len(want))
