@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"sort"
-	"strconv"
 	"sync"
 
 	"github.com/feather-eval/feather/internal/redact"
@@ -85,15 +84,20 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 // names one of them anywhere takes the decoding path, which replaces it.
 func mergeJSON(body []byte, extra map[string]any) ([]byte, error) {
 	body = bytes.TrimSpace(body)
-	if len(body) < 2 || body[0] != '{' || !json.Valid(body) {
+	if len(body) < 2 || body[0] != '{' || body[len(body)-1] != '}' {
 		return nil, errors.New("request body is not a JSON object")
 	}
 	keys := make([]string, 0, len(extra))
+	quoted := make(map[string][]byte, len(extra)) // each key as encoding/json writes it
 	for k := range extra {
-		if bytes.Contains(body, []byte(strconv.Quote(k))) {
+		q, err := json.Marshal(k)
+		if err != nil {
+			return nil, fmt.Errorf("encoding request field name %q: %w", k, err)
+		}
+		if bytes.Contains(body, q) {
 			return mergeJSONDecoded(body, extra)
 		}
-		keys = append(keys, k)
+		keys, quoted[k] = append(keys, k), q
 	}
 	sort.Strings(keys)
 	out := make([]byte, 0, len(body)+64*len(keys))
@@ -108,9 +112,7 @@ func mergeJSON(body []byte, extra map[string]any) ([]byte, error) {
 			out = append(out, ',')
 		}
 		empty = false
-		out = strconv.AppendQuote(out, k)
-		out = append(out, ':')
-		out = append(out, v...)
+		out = append(append(append(out, quoted[k]...), ':'), v...)
 	}
 	return append(out, '}'), nil
 }

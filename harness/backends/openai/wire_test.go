@@ -57,6 +57,10 @@ func TestMergeJSON(t *testing.T) {
 		// A body that names a field anywhere is decoded: the field is replaced, not repeated.
 		{"replaced", `{"model":"m","temperature":0.5}`, map[string]any{"temperature": 0.0, "top_k": 1}, `{"model":"m","temperature":0,"top_k":1}`},
 		{"named deeper", `{"tools":[{"seed":{"type":"integer"}}]}`, map[string]any{"seed": 7}, `{"seed":7,"tools":[{"seed":{"type":"integer"}}]}`},
+		// Names are matched and written as encoding/json writes them (<
+		// as \u003c), so a field the body holds is never repeated.
+		{"named as encoding/json escapes it", `{"a\u003cb":1}`, map[string]any{"a<b": 2}, `{"a\u003cb":2}`},
+		{"appended as encoding/json escapes it", `{}`, map[string]any{"a<b": 2}, `{"a\u003cb":2}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := mergeJSON([]byte(tt.body), tt.extra)
