@@ -407,8 +407,13 @@ func (p *Pass) Attention(q, k, v string) string {
 	kt := p.Attr("Transpose", []pb.Attribute{pb.AttrInts("perm", 0, 1, 3, 2)}, k)
 	scores := p.Op("Mul", p.Op("MatMul", q, kt), p.B.Float(float32(1/math.Sqrt(float64(c.HeadDim)))))
 	probs := p.Attr("Softmax", []pb.Attribute{pb.AttrInt("axis", -1)}, p.Op("Add", scores, p.bias))
-	o := p.Attr("Transpose", []pb.Attribute{pb.AttrInts("perm", 0, 2, 1, 3)}, p.Op("MatMul", probs, v))
-	return p.Op("Reshape", o, p.B.Ints(0, 0, int64(c.Heads*c.HeadDim)))
+	return p.flat(p.Op("MatMul", probs, v), c.Heads)
+}
+
+// flat turns [batch, n, seq, head_dim] back into [batch, seq, n·head_dim].
+func (p *Pass) flat(x string, n int) string {
+	t := p.Attr("Transpose", []pb.Attribute{pb.AttrInts("perm", 0, 2, 1, 3)}, x)
+	return p.Op("Reshape", t, p.B.Ints(0, 0, int64(n*p.c.HeadDim)))
 }
 
 // repeatKV shares each KV head with rep query heads (HF's repeat_kv).

@@ -92,9 +92,3 @@ func (p *Pass) GroupQueryAttention(i int, r ropeTables, q, k, v string) (out, pr
 	outs := p.B.OpDomainOuts(MSDomain, "GroupQueryAttention", 3, attrs, in...)
 	return outs[0], outs[1], outs[2]
 }
-
-// flat turns [batch, n, seq, head_dim] back into [batch, seq, n·head_dim].
-func (p *Pass) flat(x string, n int) string {
-	t := p.Attr("Transpose", []pb.Attribute{pb.AttrInts("perm", 0, 2, 1, 3)}, x)
-	return p.Op("Reshape", t, p.B.Ints(0, 0, int64(n*p.c.HeadDim)))
-}

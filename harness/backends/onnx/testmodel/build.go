@@ -97,12 +97,12 @@ func (m *Model) Variant(variant string) (*Model, error) {
 	out := *m
 	out.w = map[string]*tensor{}
 	out.dynamic = e.quant != "" && !e.qdq
-	out.half = e.q4f16
+	out.half = e.q4f16()
 	for name, t := range m.w {
 		data := t.Data
 		switch {
 		case e.q4 && quantizable(name, t):
-			data = quantizeQ4(t, e.q4f16).values
+			data = quantizeQ4(t, e.q4f16()).values
 		case e.bnb4 && quantizable(name, t):
 			data = quantizeBnb4(t).values
 		case e.quant != "" && quantizable(name, t):

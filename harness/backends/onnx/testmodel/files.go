@@ -5,6 +5,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/backends/onnx/corpustok"
 	"github.com/feather-eval/feather/harness/backends/onnx/decoder"
+	"github.com/feather-eval/feather/harness/backends/onnx/layout"
 )
 
 // jsonFiles renders config.json (decoder's, with transformers.js's hints),
@@ -52,7 +53,7 @@ func (m *Model) jsonFiles() ([]corpustok.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, corpustok.File{Name: "genai_config.json", Data: data})
+		out = append(out, corpustok.File{Name: layout.GenAIConfig, Data: data})
 	}
 	tfiles, err := m.tok.Files(c.MaxPositions, c.ChatTemplate)
 	if err != nil {

@@ -12,12 +12,16 @@ type export struct {
 	decoder.Export
 	quant string // "int8" or "uint8": 8-bit weights, activations quantized per call (quantize_dynamic)
 	qdq   bool   // the 8-bit weights as DequantizeLinear instead, activations float
-	q4    bool   // MatMulNBits with 4-bit weights in blocks, float activations
-	// q4f16: q4 in a float16 file, MatMulNBits' T float16 (scales,
-	// activations); with Half.
-	q4f16 bool
-	bnb4  bool // MatMulBnb4: NF4 weights in blocks, float activations
+	// q4: MatMulNBits with 4-bit weights in blocks, float activations;
+	// with Half (q4f16), in a float16 file and with MatMulNBits' T float16
+	// (scales, activations).
+	q4   bool
+	bnb4 bool // MatMulBnb4: NF4 weights in blocks, float activations
 }
+
+// q4f16 says the 4-bit weights sit in a float16 file (MatMulNBits
+// computing in float16).
+func (e export) q4f16() bool { return e.q4 && e.Half }
 
 // exportFor maps the config and a variant name to an export.
 func exportFor(c Config, variant string) export {
@@ -32,7 +36,7 @@ func exportFor(c Config, variant string) export {
 	case "q4":
 		e.Half, e.q4 = false, true
 	case "q4f16":
-		e.Half, e.q4, e.q4f16 = true, true, true
+		e.Half, e.q4 = true, true
 	case "bnb4":
 		e.Half, e.bnb4 = false, true
 	}
@@ -75,7 +79,7 @@ func (m *Model) onnxModel(e export) *pb.Model {
 func quantLinear(root *pb.Builder, e export, name string, t *seeded.Tensor) func(b *pb.Builder, x string) string {
 	switch {
 	case e.q4:
-		q := quantizeQ4(t, e.q4f16)
+		q := quantizeQ4(t, e.q4f16())
 		w := q.initializers(root, name)
 		return func(b *pb.Builder, x string) string { return q.matMulNBits(b, x, w) }
 	case e.bnb4:
