@@ -82,7 +82,7 @@ func benchmarkVsTJS(b *testing.B, dir string, cfg testmodel.Config, size tjsWork
 	prompts := featherweightRequests(b, size.prompts)
 	work := tjsWorkload(tok, reqs, prompts)
 
-	mac := modelMACs(cfg)
+	mac := modelMACs(b, cfg)
 	rate := bestRate(b, m, tok, mac, size.rate)
 
 	fs := featherSide{m: m, reqs: reqs, prompts: prompts}
@@ -123,7 +123,13 @@ func ratio(slow, fast time.Duration) float64 { return slow.Seconds() / fast.Seco
 // these lengths) are left out on both sides.
 type macs struct{ body, head float64 }
 
-func modelMACs(c testmodel.Config) macs {
+// It counts Llama's shape (a gated MLP of three matrices); another
+// architecture would be miscounted, so it fails.
+func modelMACs(tb testing.TB, c testmodel.Config) macs {
+	tb.Helper()
+	if c.Arch != testmodel.Llama {
+		tb.Fatalf("modelMACs counts Llama-shaped models, not %v", c.Arch)
+	}
 	c = c.Defaults()
 	q, kv := c.Heads*c.HeadDim, c.KVHeads*c.HeadDim
 	layer := 2*c.Hidden*q + 2*c.Hidden*kv + 3*c.Hidden*c.Intermediate // q and o, k and v, the MLP
