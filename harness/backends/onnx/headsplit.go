@@ -3,7 +3,6 @@ package onnx
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"os"
 	"path/filepath"
@@ -28,6 +27,8 @@ import (
 // headSplit is a model cut in two, serialised for ONNX Runtime.
 type headSplit struct {
 	body, head []byte
+	// dir is the model's folder, where the halves' external data lies.
+	dir string
 	// hidden is the head's input: the body's output of that name, and the
 	// head's input of the same name.
 	hidden string
@@ -114,20 +115,14 @@ const (
 	splitHiddenShape = "feather_split_hidden_shape"
 )
 
-// maxSplitBytes bounds the weights a split may hold: one ONNX protobuf
-// holds at most 2 GiB, and each half is written inline.
-var maxSplitBytes int64 = 1900 << 20
-
-var errTooLarge = errors.New("the weights exceed what one ONNX protobuf holds (2 GiB), and each half of a split is written whole")
-
-// planHeadSplit cuts the model at path, or says why it cannot.
+// planHeadSplit cuts the model at path, or says why it cannot. The
+// halves hold no weights: each initializer refers to where its data
+// already lies, in path itself or in the export's external data file,
+// so ONNX Runtime reads them from the model's folder (newRunner tells it
+// where) and a split costs neither a copy of the weights in memory nor
+// the 2 GiB limit of one protobuf.
 func planHeadSplit(path string, vocab int) (*headSplit, error) {
-	if st, err := os.Stat(path); err != nil {
-		return nil, err
-	} else if st.Size() > maxSplitBytes {
-		return nil, errTooLarge
-	}
-	m, err := pb.ReadFile(path, pb.ReadOptions{})
+	m, err := pb.ReadFile(path, pb.ReadOptions{SkipData: true})
 	if err != nil {
 		return nil, err
 	}
@@ -139,12 +134,16 @@ func planHeadSplit(path string, vocab int) (*headSplit, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := inlineExternal(path, m); err != nil {
+	dir, err := referStored(path, m)
+	if err != nil {
 		return nil, err
+	}
+	if dir == "" { // no weight large enough to leave in a file
+		dir = filepath.Dir(path)
 	}
 	body := bodyGraph(g, h)
 	head := headGraph(g, h)
-	s := &headSplit{hidden: h.input, dtype: h.dtype, width: h.width}
+	s := &headSplit{hidden: h.input, dtype: h.dtype, width: h.width, dir: dir}
 	if s.body, err = marshalGraph(m, body); err != nil {
 		return nil, err
 	}
@@ -153,6 +152,94 @@ func planHeadSplit(path string, vocab int) (*headSplit, error) {
 	}
 	return s, nil
 }
+
+// referStored makes every initializer of at least minExternalBytes whose
+// data a SkipData read left in path external data read from path, and
+// reads the rest back inline: ONNX's shape inference reads small
+// initializers (axes, shapes) while ONNX Runtime loads the graph, before
+// any external data. An initializer already external keeps its file; one
+// that runs to the end of its file gets its length, which Marshal
+// checks. dir is the folder the locations are relative to (dataFiles).
+func referStored(path string, m *pb.Model) (dir string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	inline := func(t *pb.Tensor) error {
+		t.Raw = make([]byte, t.Stored.Length)
+		if _, err := f.ReadAt(t.Raw, t.Stored.Offset); err != nil {
+			return fmt.Errorf("reading %s's data: %w", t.Name, err)
+		}
+		t.Stored = nil
+		return nil
+	}
+	files := dataFiles{from: filepath.Dir(path)}
+	for _, g := range m.Graphs() {
+		for _, t := range g.Initializers {
+			if e := t.External; e != nil && e.Length == 0 {
+				e.Length = t.Elements() * int64(t.DataType.Size())
+			}
+			switch {
+			case t.External != nil:
+				if t.External.Location, err = files.locate(t.External.Location); err != nil {
+					return "", err
+				}
+			case t.Stored == nil:
+			case t.Stored.Length >= minExternalBytes:
+				loc, err := files.locate(filepath.Base(path))
+				if err != nil {
+					return "", err
+				}
+				t.External, t.Stored = &pb.External{Location: loc, Offset: t.Stored.Offset, Length: t.Stored.Length}, nil
+			default:
+				if err := inline(t); err != nil {
+					return "", err
+				}
+			}
+		}
+		for _, n := range g.Nodes {
+			for _, a := range n.Attrs {
+				if a.T != nil && a.T.Stored != nil {
+					if err := inline(a.T); err != nil {
+						return "", err
+					}
+				}
+			}
+		}
+	}
+	return files.dir, nil
+}
+
+// dataFiles places the files a split's weights are read from. ONNX
+// Runtime refuses external data that resolves outside the folder it is
+// given, and a Hugging Face cache's model folder holds symbolic links
+// into its blobs folder; so each file is named by its resolved path,
+// relative to the one folder they must all resolve into.
+type dataFiles struct {
+	from string // the model file's folder, which locations are relative to
+	dir  string // the folder the files resolve into; "" until one is placed
+}
+
+func (d *dataFiles) locate(location string) (string, error) {
+	real, err := filepath.EvalSymlinks(filepath.Join(d.from, location))
+	if err != nil {
+		return "", err
+	}
+	dir, name := filepath.Split(real)
+	dir = filepath.Clean(dir)
+	if d.dir == "" {
+		d.dir = dir
+	}
+	if dir != d.dir {
+		return "", fmt.Errorf("the weights lie in two folders, %s and %s, and ONNX Runtime reads a split's from one", d.dir, dir)
+	}
+	return name, nil
+}
+
+// minExternalBytes is the least data a split leaves in the file, as
+// exporters leave data external (onnx's default threshold).
+const minExternalBytes = 1024
 
 func marshalGraph(m *pb.Model, g *pb.Graph) ([]byte, error) {
 	out := *m
@@ -405,61 +492,13 @@ func checkRoundTrip(m *pb.Model) error {
 }
 
 func checkTensorData(t *pb.Tensor) error {
-	if t.Raw == nil && t.External == nil && t.Elements()*int64(t.DataType.Size()) > 0 {
+	if t.Raw == nil && t.External == nil && t.Stored == nil && t.Elements()*int64(t.DataType.Size()) > 0 {
 		return fmt.Errorf("tensor %q keeps its data in a typed field, which the graph rewriter does not copy", t.Name)
 	}
 	if t.DataType.Size() == 0 {
 		return fmt.Errorf("tensor %q has element type %d, which the graph rewriter does not know", t.Name, t.DataType)
 	}
 	return nil
-}
-
-// inlineExternal reads every external tensor's data into the model, as
-// both halves are handed to ONNX Runtime from memory.
-func inlineExternal(path string, m *pb.Model) error {
-	var total int64
-	for _, g := range m.Graphs() {
-		for _, t := range g.Initializers {
-			total += int64(len(t.Raw))
-			if t.External == nil {
-				continue
-			}
-			total += t.External.Length
-			if total > maxSplitBytes {
-				return errTooLarge
-			}
-			raw, err := readExternal(filepath.Join(filepath.Dir(path), t.External.Location), t.External)
-			if err != nil {
-				return fmt.Errorf("reading %s's data: %w", t.Name, err)
-			}
-			t.Raw, t.External = raw, nil
-		}
-	}
-	if total > maxSplitBytes {
-		return errTooLarge
-	}
-	return nil
-}
-
-func readExternal(file string, e *pb.External) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	n := e.Length
-	if n == 0 { // the rest of the file, as onnx.proto allows
-		st, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
-		n = st.Size() - e.Offset
-	}
-	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, e.Offset); err != nil && !(errors.Is(err, io.EOF) && e.Length == 0) {
-		return nil, err
-	}
-	return buf, nil
 }
 
 // bodyGraph is g without the head: its outputs are the head's input as

@@ -185,16 +185,72 @@ func TestMergedDecoderRunsWhole(t *testing.T) {
 	assert.Equal(t, []string{"onnx: " + file + ": computing logits at every position, as the LM head cannot be split off: logits come from an If (a merged decoder), whose branches each hold the head"}, lines)
 }
 
-// TestHeadSplitTooLarge: a model whose halves could not be written as
-// single protobufs runs whole, whether its weights are inline or external.
-func TestHeadSplitTooLarge(t *testing.T) {
-	defer func(n int64) { maxSplitBytes = n }(maxSplitBytes)
-	maxSplitBytes = 4096
-	for _, name := range []string{"gpt2", "external"} {
-		_, err := planHeadSplit(fixture(t, name).File, 512)
-		assert.ErrorIs(t, err, errTooLarge, name)
+// TestHeadSplitRefersToWeights: the halves hold no weights, only where
+// they lie (the model file, or the export's external data file), so a
+// split costs no copy of them; data under minExternalBytes (shapes, axes,
+// which shape inference reads) stays inline.
+func TestHeadSplitRefersToWeights(t *testing.T) {
+	for _, tt := range []struct{ fixture, data string }{{"gpt2", "model.onnx"}, {"external", "model.onnx_data"}, {"quant", "model.onnx"}} {
+		file := fixture(t, tt.fixture).File
+		st, err := os.Stat(file)
+		require.NoError(t, err)
+		s, err := planHeadSplit(file, 512)
+		require.NoError(t, err, tt.fixture)
+		assert.Equal(t, filepath.Dir(file), s.dir)
+		for half, raw := range map[string][]byte{"body": s.body, "head": s.head} {
+			m, err := pb.Unmarshal(raw)
+			require.NoError(t, err)
+			weights := 0
+			for _, w := range m.Graph.Initializers {
+				size := w.Elements() * int64(w.DataType.Size())
+				if size < minExternalBytes {
+					assert.Nil(t, w.External, "%s %s: %s", tt.fixture, half, w.Name)
+					continue
+				}
+				if assert.NotNil(t, w.External, "%s %s: %s", tt.fixture, half, w.Name) && w.External.Location == tt.data {
+					weights++
+				}
+			}
+			assert.Positive(t, weights, "%s %s", tt.fixture, half)
+			if tt.data == "model.onnx" {
+				assert.Less(t, int64(len(raw))*20, st.Size(), "%s %s: bytes", tt.fixture, half)
+			}
+		}
 	}
-	assert.EqualError(t, errTooLarge, "the weights exceed what one ONNX protobuf holds (2 GiB), and each half of a split is written whole")
+}
+
+// TestHeadSplitResolvesLinks: a Hugging Face cache's model folder holds
+// links into its blobs folder, outside which ONNX Runtime reads no
+// external data; the halves name the files the links resolve to, and a
+// model whose files resolve into two folders runs whole, saying why.
+func TestHeadSplitResolvesLinks(t *testing.T) {
+	for _, name := range []string{"gpt2", "external"} {
+		real := fixture(t, name).File
+		link := filepath.Join(t.TempDir(), "snapshot", "model.onnx")
+		require.NoError(t, os.MkdirAll(filepath.Dir(link), 0o755))
+		require.NoError(t, os.Symlink(real, link))
+		if name == "external" {
+			require.NoError(t, os.Symlink(real+"_data", link+"_data"))
+		}
+		s, err := planHeadSplit(link, 512)
+		require.NoError(t, err, name)
+		assert.Equal(t, filepath.Dir(real), s.dir, name)
+	}
+
+	// gpt2's weights of 4 KiB or more in a data file that is a link to
+	// another folder; smaller ones, above minExternalBytes, inline.
+	m, err := pb.ReadFile(fixture(t, "gpt2").File, pb.ReadOptions{})
+	require.NoError(t, err)
+	blob := m.SplitExternal("model.onnx_data", 4096)
+	raw, err := m.Marshal()
+	require.NoError(t, err)
+	dir, other := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.onnx"), raw, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(other, "model.onnx_data"), blob, 0o644))
+	require.NoError(t, os.Symlink(filepath.Join(other, "model.onnx_data"), filepath.Join(dir, "model.onnx_data")))
+	_, err = planHeadSplit(filepath.Join(dir, "model.onnx"), 512)
+	require.Error(t, err)
+	assert.Regexp(t, "^the weights lie in two folders, ("+dir+" and "+other+"|"+other+" and "+dir+"), and ONNX Runtime reads a split's from one$", err.Error())
 }
 
 // TestHeadSplitKeepsResults: generation and scoring through the split
@@ -212,7 +268,7 @@ func TestHeadSplitKeepsResults(t *testing.T) {
 	for _, p := range prompts {
 		reqs = append(reqs, lm.GenerateRequest{Prompt: p, MaxNewTokens: 12})
 	}
-	for _, name := range []string{"llama-tied", "gpt2", "fp16"} {
+	for _, name := range []string{"llama-tied", "gpt2", "fp16", "external"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			m := open(t, fixture(t, name).Dir, Options{})

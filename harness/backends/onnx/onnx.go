@@ -134,11 +134,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Model, error) {
 	if err := ortlib.Init(); err != nil {
 		return nil, err
 	}
-	ins, outs, err := readIO(file)
-	if err != nil {
-		return nil, err
-	}
-	spec, err := discoverIO(file, ins, outs, cfg)
+	spec, err := discoverIO(file, summary.inputs, summary.outputs, cfg)
 	if err != nil {
 		return nil, err
 	}

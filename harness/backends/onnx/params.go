@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	pb "github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
+	ort "github.com/yalue/onnxruntime_go"
 )
 
 // initializer is one stored tensor of the graph: its shape, not its data.
@@ -32,6 +33,9 @@ type graphSummary struct {
 	// external lists the data files initializers are stored in, as the
 	// model file names them (onnxpb's ExternalLocations).
 	external []string
+	// inputs and outputs are the main graph's, as ONNX Runtime lists a
+	// session's: inputs an initializer backs are left out.
+	inputs, outputs []ort.InputOutputInfo
 }
 
 // readGraphSummary reads an ONNX file with onnxpb, skipping tensor data,
@@ -43,6 +47,9 @@ func readGraphSummary(path string) (*graphSummary, error) {
 		return nil, err
 	}
 	g := &graphSummary{external: m.ExternalLocations()}
+	if m.Graph != nil {
+		g.inputs, g.outputs = signature(m.Graph)
+	}
 	for _, pg := range m.Graphs() {
 		for _, n := range pg.Nodes {
 			nd := node{op: n.OpType, domain: n.Domain, inputs: n.Inputs, outputs: n.Outputs, ints: map[string]int64{}}
@@ -58,6 +65,46 @@ func readGraphSummary(path string) (*graphSummary, error) {
 		}
 	}
 	return g, nil
+}
+
+// signature is g's inputs and outputs in ONNX Runtime's terms. Reading
+// them here rather than from a session ONNX Runtime loads saves that
+// load: seconds for a model of a few hundred megabytes, as much as
+// creating the session that runs it.
+func signature(g *pb.Graph) (ins, outs []ort.InputOutputInfo) {
+	backed := map[string]bool{}
+	for _, t := range g.Initializers {
+		backed[t.Name] = true
+	}
+	for _, v := range g.Inputs {
+		if !backed[v.Name] {
+			ins = append(ins, ioInfo(v))
+		}
+	}
+	for _, v := range g.Outputs {
+		outs = append(outs, ioInfo(v))
+	}
+	return ins, outs
+}
+
+// ioInfo converts v as ONNX Runtime reports it: symbolic dimensions are
+// -1 (an unset one reads 0 here; discoverIO takes both as unknown), and
+// ONNX's element type numbers are ONNX Runtime's.
+func ioInfo(v *pb.ValueInfo) ort.InputOutputInfo {
+	info := ort.InputOutputInfo{Name: v.Name, OrtValueType: ort.ONNXTypeUnknown}
+	if v.ElemType == 0 {
+		return info // a sequence, map or optional: no tensor
+	}
+	info.OrtValueType = ort.ONNXTypeTensor
+	info.DataType = ort.TensorElementDataType(v.ElemType)
+	info.Dimensions = make(ort.Shape, len(v.Shape))
+	for i, d := range v.Shape {
+		info.Dimensions[i] = d.Value
+		if d.Param != "" {
+			info.Dimensions[i] = -1
+		}
+	}
+	return info
 }
 
 // hasOp reports whether any node, in any subgraph, is an op of that type.

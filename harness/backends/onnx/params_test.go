@@ -2,14 +2,21 @@ package onnx
 
 import (
 	"bytes"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	pb "github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
+	ort "github.com/yalue/onnxruntime_go"
 )
 
 // TestParamCountQuantizedOps counts a graph that uses the packed and
@@ -105,4 +112,56 @@ func TestFixturesRoundTrip(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSignatureMatchesONNXRuntime holds the inputs and outputs Open reads
+// from the file itself to those ONNX Runtime lists for a session on it,
+// on every fixture's every ONNX file (layouts, variants, merged decoders
+// with If, external data) and on a graph with the cases exports rarely
+// show: an input an initializer backs (as IR version 3 files list every
+// initializer), a dimension neither fixed nor named, an output of fixed
+// shape.
+func TestSignatureMatchesONNXRuntime(t *testing.T) {
+	orttest.Require(t)
+	require.NoError(t, ortlib.Init())
+	var files []string
+	for _, name := range slices.Sorted(maps.Keys(modelConfigs)) {
+		root := fixture(t, name).Dir
+		require.NoError(t, filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && strings.HasSuffix(path, ".onnx") {
+				files = append(files, path)
+			}
+			return err
+		}))
+	}
+	x := &pb.ValueInfo{Name: "x", ElemType: pb.Float, Shape: []pb.Dim{pb.P("batch"), {}, pb.D(4)}}
+	w := pb.FloatTensor("w", []int64{4}, []float32{1, 2, 3, 4})
+	edge := &pb.Model{IRVersion: 3, Opsets: []pb.Opset{{Version: 9}}, Graph: &pb.Graph{
+		Name:         "edge",
+		Nodes:        []*pb.Node{{Name: "add", OpType: "Add", Inputs: []string{"x", "w"}, Outputs: []string{"y"}}, {Name: "shape", OpType: "Shape", Inputs: []string{"w"}, Outputs: []string{"n"}}},
+		Initializers: []*pb.Tensor{w},
+		Inputs:       []*pb.ValueInfo{x, {Name: "w", ElemType: pb.Float, Shape: []pb.Dim{pb.D(4)}}},
+		Outputs:      []*pb.ValueInfo{{Name: "y", ElemType: pb.Float, Shape: x.Shape}, {Name: "n", ElemType: pb.Int64, Shape: []pb.Dim{pb.D(1)}}},
+	}}
+	raw, err := edge.Marshal()
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "edge.onnx")
+	require.NoError(t, os.WriteFile(path, raw, 0o644))
+	files = append(files, path)
+	assert.Greater(t, len(files), len(modelConfigs), "variants and layouts add files")
+
+	so, err := ort.NewSessionOptions()
+	require.NoError(t, err)
+	defer so.Destroy()
+	for _, f := range files {
+		wantIn, wantOut, err := ort.GetInputOutputInfoWithOptions(f, so)
+		require.NoError(t, err, f)
+		s, err := readGraphSummary(f)
+		require.NoError(t, err, f)
+		assert.Equal(t, wantIn, s.inputs, "%s: inputs", f)
+		assert.Equal(t, wantOut, s.outputs, "%s: outputs", f)
+	}
+	s, err := readGraphSummary(path)
+	require.NoError(t, err)
+	assert.Equal(t, []ort.InputOutputInfo{{Name: "x", OrtValueType: ort.ONNXTypeTensor, DataType: ort.TensorElementDataTypeFloat, Dimensions: ort.Shape{-1, 0, 4}}}, s.inputs, "the backed input is left out")
 }

@@ -14,24 +14,6 @@ const (
 	ProviderCUDA = "cuda"
 )
 
-// readIO asks ONNX Runtime for the model's declared inputs and outputs,
-// loading it without graph optimisation since only the signature is needed.
-func readIO(path string) (ins, outs []ort.InputOutputInfo, err error) {
-	so, err := ort.NewSessionOptions()
-	if err != nil {
-		return nil, nil, err
-	}
-	defer so.Destroy()
-	if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelDisableAll); err != nil {
-		return nil, nil, err
-	}
-	ins, outs, err = ort.GetInputOutputInfoWithOptions(path, so)
-	if err != nil {
-		return nil, nil, fmt.Errorf("ONNX Runtime cannot load %s: %w", path, err)
-	}
-	return ins, outs, nil
-}
-
 // runner is one ONNX Runtime session with buffers it reuses between calls.
 // A runner serves one goroutine at a time.
 type runner struct {
@@ -75,6 +57,11 @@ func newRunner(path string, spec *ioSpec, split *headSplit, provider string, dev
 			return nil, fmt.Errorf("ONNX Runtime cannot create a session for %s: %w", path, err)
 		}
 		return r, nil
+	}
+	// The halves' weights are external data in the model's folder.
+	if err := so.AddSessionConfigEntry("session.model_external_initializers_file_folder_path", split.dir); err != nil {
+		r.close()
+		return nil, err
 	}
 	outputs := append([]string{splitHidden}, spec.outputs[1:]...)
 	if r.sess, err = ort.NewDynamicAdvancedSessionWithONNXData(split.body, spec.inputs, outputs, so); err != nil {

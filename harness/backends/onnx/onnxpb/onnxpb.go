@@ -180,6 +180,10 @@ type Tensor struct {
 	Dims     []int64
 	Raw      []byte
 	External *External
+	// Stored is where raw_data lies in the stream a SkipData read left
+	// it in (Location empty, Offset from the stream's start); Marshal
+	// ignores it.
+	Stored *External
 }
 
 // External is a tensor's place in an external data file.

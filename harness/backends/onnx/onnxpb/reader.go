@@ -19,7 +19,7 @@ var ErrTruncated = errors.New("truncated protobuf message")
 type ReadOptions struct {
 	// SkipData leaves every Tensor's Raw nil and seeks past tensor data
 	// instead of reading it, so a multi-gigabyte model costs a few reads
-	// rather than its size in memory.
+	// rather than its size in memory. Stored says where the data is.
 	SkipData bool
 }
 
@@ -407,7 +407,10 @@ func (r *reader) tensor(size int64) (*Tensor, error) {
 			t.DataType = DataType(v)
 		case num == tensorName:
 			t.Name, err = r.str(typ, n)
-		case num == tensorRawData && typ == protowire.BytesType && !r.skipData:
+		case num == tensorRawData && typ == protowire.BytesType && r.skipData:
+			t.Stored = &External{Offset: r.base + r.pos, Length: n}
+			err = r.discard(n)
+		case num == tensorRawData && typ == protowire.BytesType:
 			t.Raw, err = r.bytes(n)
 		case num == tensorDataLocation && typ == protowire.VarintType:
 			var v uint64

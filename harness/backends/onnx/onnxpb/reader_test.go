@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,32 +61,46 @@ func TestReadExternalAndSkipData(t *testing.T) {
 	assert.Equal(t, m, got)
 	assert.Equal(t, &onnxpb.External{Location: "m.onnx_data", Offset: 0, Length: 24}, got.Graph.Initializers[0].External) // w
 
-	// SkipData: the same model, Raw left nil everywhere.
+	// SkipData: the same model, Raw left nil everywhere and Stored
+	// pointing at each tensor's raw_data in the encoding.
 	want := everyField()
 	want.SplitExternal("m.onnx_data", 16)
-	var clear func(g *onnxpb.Graph)
-	clear = func(g *onnxpb.Graph) {
-		for _, t := range g.Initializers {
-			t.Raw = nil
+	skipped, err := onnxpb.Read(bytes.NewReader(data), int64(len(data)), onnxpb.ReadOptions{SkipData: true})
+	require.NoError(t, err)
+	wantT, gotT := tensors(want.Graph), tensors(skipped.Graph)
+	require.Len(t, gotT, len(wantT))
+	stored := 0
+	for i, w := range wantT {
+		g := gotT[i]
+		if w.Raw == nil {
+			assert.Nil(t, g.Stored, w.Name)
+		} else if assert.NotNil(t, g.Stored, w.Name) {
+			assert.Equal(t, w.Raw, data[g.Stored.Offset:g.Stored.Offset+g.Stored.Length], w.Name)
+			stored++
 		}
-		for _, n := range g.Nodes {
-			for i := range n.Attrs {
-				if n.Attrs[i].T != nil {
-					n.Attrs[i].T.Raw = nil
-				}
-				if n.Attrs[i].G != nil {
-					clear(n.Attrs[i].G)
-				}
-				for _, sub := range n.Attrs[i].Graphs {
-					clear(sub)
+		w.Raw, g.Stored = nil, nil
+	}
+	assert.Positive(t, stored)
+	assert.Equal(t, want, skipped)
+}
+
+// tensors lists g's initializers and attribute tensors, subgraphs' too,
+// in a fixed order.
+func tensors(g *onnxpb.Graph) []*onnxpb.Tensor {
+	out := slices.Clone(g.Initializers)
+	for _, n := range g.Nodes {
+		for _, a := range n.Attrs {
+			if a.T != nil {
+				out = append(out, a.T)
+			}
+			for _, sub := range append(slices.Clone(a.Graphs), a.G) {
+				if sub != nil {
+					out = append(out, tensors(sub)...)
 				}
 			}
 		}
 	}
-	clear(want.Graph)
-	skipped, err := onnxpb.Read(bytes.NewReader(data), int64(len(data)), onnxpb.ReadOptions{SkipData: true})
-	require.NoError(t, err)
-	assert.Equal(t, want, skipped)
+	return out
 }
 
 // countingReader counts the bytes read through it.
