@@ -19,6 +19,7 @@ import (
 	"github.com/feather-eval/feather/harness/backends/onnx/ortlib"
 	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
 	"github.com/feather-eval/feather/harness/lm"
+	"github.com/feather-eval/feather/internal/hugepage"
 )
 
 // Options choose how a folder is loaded. The zero value loads the fp32
@@ -172,6 +173,9 @@ func Open(ctx context.Context, dir string, opt Options) (*Model, error) {
 		}
 		m.runners = append(m.runners, r)
 	}
+	// The sessions' packed weights now exist: put them on huge pages,
+	// which decoding streams through at every token (package hugepage).
+	hugepage.Collapse()
 	m.pool = make(chan *runner, len(m.runners))
 	for _, r := range m.runners {
 		m.pool <- r

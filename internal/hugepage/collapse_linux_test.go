@@ -1,0 +1,65 @@
+package hugepage
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// region finds the mapping that starts at addr in the process's smaps.
+func region(t *testing.T, addr uintptr) mapping {
+	t.Helper()
+	f, err := os.Open("/proc/self/smaps")
+	require.NoError(t, err)
+	defer f.Close()
+	maps, err := parse(f)
+	require.NoError(t, err)
+	for _, m := range maps {
+		if m.start <= addr && addr < m.end {
+			return m
+		}
+	}
+	t.Fatalf("no mapping holds %#x", addr)
+	return mapping{}
+}
+
+// TestCollapse maps a resident region and a sparse one: the first ends up
+// on huge pages, the second keeps what was resident, no more.
+func TestCollapse(t *testing.T) {
+	if mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil || strings.Contains(string(mode), "[never]") {
+		t.Skipf("transparent huge pages are off here (%q, %v)", mode, err)
+	}
+	alloc := func(n int) []byte {
+		b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+		require.NoError(t, err)
+		t.Cleanup(func() { unix.Munmap(b) })
+		return b
+	}
+	dense, sparse := alloc(16*size), alloc(16*size)
+	for i := range dense {
+		dense[i] = byte(i)
+	}
+	sparse[0] = 1
+	d, s := uintptr(unsafe.Pointer(&dense[0])), uintptr(unsafe.Pointer(&sparse[0]))
+	require.Zero(t, region(t, d).anonHuge, "the kernel gave huge pages unasked")
+
+	r := Collapse()
+	if region(t, d).anonHuge == 0 {
+		if errors.Is(r.Err, unix.EINVAL) {
+			t.Skip("this kernel has no MADV_COLLAPSE (Linux 6.1)")
+		}
+		t.Fatalf("the dense region was not collapsed: %+v", r)
+	}
+	assert.GreaterOrEqual(t, r.Collapsed, int64(14*size), "the dense region's whole huge pages")
+	assert.GreaterOrEqual(t, region(t, d).anonHuge, int64(14*size))
+	assert.LessOrEqual(t, region(t, s).rss, int64(size), "the sparse region is not filled")
+	for i := 0; i < len(dense); i += 4096 {
+		require.Equal(t, byte(i), dense[i], "contents survive at %d", i)
+	}
+}
