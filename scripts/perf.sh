@@ -52,6 +52,9 @@ GOALS="
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|gmac-per-s|  (SmolLM2-shaped: ONNX Runtime's best measured rate on this model, one thread: %.1f G multiply-adds/s)
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|score-ceiling-x|  (SmolLM2-shaped scoring: the least work at ONNX Runtime's best measured rate on this model would give %.1f×)
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|gen-ceiling-x|  (SmolLM2-shaped generation: the least work at ONNX Runtime's best measured rate on this model would give %.1f×)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJS6L|gen-floor-x|  (6L generation: the least time at that rate, each decoding step reading the weights once, would give %.1f×)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|weight-read-ms|  (SmolLM2-shaped: reading the weights once takes %.1f ms, from the cheapest call)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|gen-floor-x|  (SmolLM2-shaped generation: the least time at that rate, each decoding step reading the weights once, would give %.1f×)
 ./harness/suites/microbench/e2e|BenchmarkMicrobenchBound|x-bound|μBench ÷ distinct-prefix bound: %.2f× (goal ≤ 1.1×)
 ./harness/backends/onnx|BenchmarkVariants|fp16-score-x|variant fp16, scoring speed ÷ fp32's on the perf fixture: %.2f×
 ./harness/backends/onnx|BenchmarkVariants|fp16-gen-x|variant fp16, generation speed ÷ fp32's on the perf fixture: %.2f×

@@ -37,7 +37,9 @@ import (
 // the model (gmac-per-s, from a synthetic batch, bestRate), and the
 // speedup of the least work at that rate (score-ceiling-x,
 // gen-ceiling-x), which an engine on this runtime and thread passes
-// only by computing faster than ONNX Runtime's best.
+// only by computing faster than ONNX Runtime's best; and for generation
+// the floor (gen-floor-x, genFloor), which adds that each decoding step
+// reads the weights once (weight-read-ms).
 // Greedy texts must be identical and log-likelihoods agree, else the
 // benchmark fails.
 
@@ -84,6 +86,7 @@ func benchmarkVsTJS(b *testing.B, dir string, cfg testmodel.Config, size tjsWork
 
 	mac := modelMACs(b, cfg)
 	rate := bestRate(b, m, tok, mac, size.rate)
+	read := weightRead(b, m, tok, mac, rate)
 
 	fs := featherSide{m: m, reqs: reqs, prompts: prompts}
 	fs.run(b) // warm-up
@@ -112,6 +115,9 @@ func benchmarkVsTJS(b *testing.B, dir string, cfg testmodel.Config, size tjsWork
 	b.ReportMetric(rate/1e9, "gmac-per-s")
 	b.ReportMetric(sw.ceiling(tjsScore.cpu, rate), "score-ceiling-x")
 	b.ReportMetric(gw.ceiling(got.Generate.cost().cpu, rate), "gen-ceiling-x")
+	// The floor: decoding steps that each read the weights once.
+	b.ReportMetric(float64(read.Microseconds())/1000, "weight-read-ms")
+	b.ReportMetric(ratio(got.Generate.cost().cpu, mac.genFloor(work, fs.gens, rate, read)), "gen-floor-x")
 	b.ReportMetric(float64(len(reqs)), "requests")
 	b.ReportMetric(float64(len(prompts)), "prompts")
 }
@@ -175,6 +181,57 @@ func (m macs) genWork(in tjsInput, gens []lm.GenerateResult) work {
 		w.least += fed*m.body + float64(gens[i].OutputTokens)*m.head
 	}
 	return w
+}
+
+// genFloor is the least CPU time greedy decoding of these prompts can
+// take on this runtime and machine, however it batches: the least work's
+// prefill (each prompt's positions through the body, the head at its
+// last) at the best rate, then one step per token after the first of the
+// longest generation (every prompt decoding together), each step the more
+// of reading the weights once and its rows' arithmetic at the best rate.
+// A step of a few rows costs about the read alone, which the rate-based
+// ceiling (gen-ceiling-x) leaves out.
+func (m macs) genFloor(in tjsInput, gens []lm.GenerateResult, rate float64, read time.Duration) time.Duration {
+	var prefill float64
+	longest := 0
+	for i, p := range in.Generate {
+		prefill += float64(len(p.IDs))*m.body + m.head
+		longest = max(longest, gens[i].OutputTokens)
+	}
+	floor := prefill / rate
+	for step := 1; step < longest; step++ {
+		rows := 0
+		for _, g := range gens {
+			if g.OutputTokens > step {
+				rows++
+			}
+		}
+		floor += max(read.Seconds(), float64(rows)*(m.body+m.head)/rate)
+	}
+	return time.Duration(floor * float64(time.Second))
+}
+
+// weightRead is what reading m's weights once costs: the CPU time of its
+// cheapest call (one request of a one-token continuation on an empty
+// context: two positions through the body, one through the head), fastest
+// of rateRuns after a warm-up, less that call's arithmetic at the best
+// rate.
+func weightRead(b *testing.B, m *onnx.Model, tok *tokenizer.Tokenizer, mac macs, rate float64) time.Duration {
+	b.Helper()
+	ctx := context.Background()
+	reqs := []lm.LLRequest{{Context: "", Continuation: tok.Decode([]int{tok.VocabSize() / 2}, true)}}
+	call := func() {
+		if _, err := m.LogLikelihood(ctx, reqs, lm.ScoreOptions{MaxLength: microbench.MaxLength}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	call() // warm-up
+	var best cost
+	for range rateRuns {
+		best = best.least(measure(b, call))
+	}
+	arithmetic := time.Duration((2*mac.body + mac.head) / rate * float64(time.Second))
+	return max(0, best.cpu-arithmetic)
 }
 
 // rateBatch is the synthetic scoring batch that measures ONNX Runtime's
