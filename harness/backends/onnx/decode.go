@@ -26,28 +26,7 @@ type genOut struct {
 // observe is set it sees the logits each token was chosen from.
 func (m *Model) decodeSeqs(ctx context.Context, seqs []genSeq, observe func(seq int, logits []float32)) ([]genOut, error) {
 	out := make([]genOut, len(seqs))
-	order := make([]int, len(seqs))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]].prompt) > len(seqs[order[b]].prompt) })
-	var batches [][]int
-	leftPad := m.spec.leftPadOK()
-	// The budget counts each row's prompt and new tokens: the cache grows
-	// to that length.
-	for start := 0; start < len(order); {
-		longest := len(seqs[order[start]].prompt)
-		maxNew := seqs[order[start]].maxNew
-		end := start + 1
-		for end < len(order) && end-start < maxBatchRows &&
-			(end-start+1)*(longest+max(maxNew, seqs[order[end]].maxNew)) <= m.genTokens &&
-			(leftPad || len(seqs[order[end]].prompt) == longest) {
-			maxNew = max(maxNew, seqs[order[end]].maxNew)
-			end++
-		}
-		batches = append(batches, order[start:end])
-		start = end
-	}
+	batches := genBatches(seqs, m.genTokens, m.spec.leftPadOK())
 	err := m.parallel(ctx, len(batches), func(r *runner, i int) error {
 		return m.decodeBatch(ctx, r, batches[i], seqs, out, observe)
 	})
@@ -55,6 +34,34 @@ func (m *Model) decodeSeqs(ctx context.Context, seqs []genSeq, observe func(seq 
 		return nil, err
 	}
 	return out, nil
+}
+
+// genBatches groups prompts, longest first, into decoding batches. A
+// batch is a prefill call and a call per token after the first, so it is
+// cut where the prompts' padding would cost more than those calls
+// (cheapestCuts), within budget, which counts each row's prompt and new
+// tokens (the cache grows to that length), and with prompts of one length
+// only where left padding is not allowed.
+func genBatches(seqs []genSeq, budget int, leftPad bool) [][]int {
+	order := make([]int, len(seqs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]].prompt) > len(seqs[order[b]].prompt) })
+	lens := make([]int, len(order))
+	maxNew := 1
+	for i, s := range order {
+		lens[i] = len(seqs[s].prompt)
+		maxNew = max(maxNew, seqs[s].maxNew)
+	}
+	var batches [][]int
+	for _, cut := range cheapestCuts(lens, callCost*maxNew, func(start, end int) bool {
+		return end-start <= maxBatchRows && (end-start)*(lens[start]+maxNew) <= budget &&
+			(leftPad || lens[end-1] == lens[start])
+	}) {
+		batches = append(batches, order[cut[0]:cut[1]])
+	}
+	return batches
 }
 
 // liveRow is a prompt still being decoded.

@@ -146,7 +146,7 @@ func longestFirst[T any](items []T, length func(T) int, budget, maxRows int, lef
 		lens[i] = length(it)
 	}
 	var out [][]T
-	for _, c := range cheapestCuts(lens, func(start, end int) bool {
+	for _, c := range cheapestCuts(lens, callCost, func(start, end int) bool {
 		return end-start <= maxRows && (end-start)*lens[start] <= budget && (leftPad || lens[end-1] == lens[start])
 	}) {
 		out = append(out, items[c[0]:c[1]])
@@ -168,10 +168,11 @@ func longestFirst[T any](items []T, length func(T) int, budget, maxRows int, lef
 const callCost = 16
 
 // cheapestCuts cuts lens (sorted longest first) into consecutive batches
-// [start, end) that fit, for the least total cost: per batch, callCost
-// plus its rows × its longest row. A single item always fits (it must
-// run). fits must stay false once it is false for a longer batch.
-func cheapestCuts(lens []int, fits func(start, end int) bool) [][2]int {
+// [start, end) that fit, for the least total cost: per batch, overhead
+// (callCost for one call) plus its rows × its longest row. A single item
+// always fits (it must run). fits must stay false once it is false for a
+// longer batch.
+func cheapestCuts(lens []int, overhead int, fits func(start, end int) bool) [][2]int {
 	n := len(lens)
 	cost := make([]int, n+1) // cost[i]: the cheapest way to run lens[i:]
 	next := make([]int, n+1)
@@ -181,7 +182,7 @@ func cheapestCuts(lens []int, fits func(start, end int) bool) [][2]int {
 			if j > i+1 && !fits(i, j) {
 				break
 			}
-			if c := callCost + (j-i)*lens[i] + cost[j]; cost[i] < 0 || c <= cost[i] {
+			if c := overhead + (j-i)*lens[i] + cost[j]; cost[i] < 0 || c <= cost[i] {
 				cost[i], next[i] = c, j
 			}
 		}
@@ -428,7 +429,7 @@ func (m *Model) continueRows(r *runner, rows []stageRow, st1 *step, kv *kvCache,
 	for i, c := range all {
 		lens[i] = seqs[c.seq].n - 1
 	}
-	for _, cut := range cheapestCuts(lens, func(start, end int) bool {
+	for _, cut := range cheapestCuts(lens, callCost, func(start, end int) bool {
 		return end-start <= maxContRows && (end-start)*(past+lens[start]) <= m.contTokens() &&
 			(!m.spec.unpadded || lens[end-1] == lens[start] && lens[start] == 1)
 	}) {

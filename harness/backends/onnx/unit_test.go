@@ -306,6 +306,47 @@ func TestBatchRows(t *testing.T) {
 	}
 }
 
+// TestGenBatches: a decoding batch costs a prefill call and a call per
+// new token after the first, so prompts' padding is weighed against
+// callCost × the new tokens; the budget counts prompt and new tokens.
+func TestGenBatches(t *testing.T) {
+	tests := []struct {
+		name    string
+		prompts []int
+		maxNew  int
+		budget  int
+		leftPad bool
+		want    [][]int // prompt lengths per batch
+	}{
+		// 8 Featherweight-like prompts: 40 padded positions cost less than
+		// 20 more calls (320).
+		{"padding cheaper than calls", []int{50, 52, 55, 48, 59, 51, 45, 45}, 20, 8192, true, [][]int{{59, 55, 52, 51, 50, 48, 45, 45}}},
+		// One long prompt pads 4 short ones by 4 × 190 = 760, over 320.
+		{"padding dearer than calls", []int{10, 200, 10, 10, 10}, 20, 8192, true, [][]int{{200}, {10, 10, 10, 10}}},
+		// One new token: one call's worth (16) decides, as for scoring.
+		{"one new token", []int{20, 10, 10}, 1, 8192, true, [][]int{{20}, {10, 10}}}, // 36 + 36 against 76
+		{"budget", []int{30, 30, 30}, 10, 90, true, [][]int{{30, 30}, {30}}},
+		{"no left padding", []int{30, 31, 30}, 20, 8192, false, [][]int{{31}, {30, 30}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var seqs []genSeq
+			for _, n := range tt.prompts {
+				seqs = append(seqs, genSeq{prompt: make([]int, n), maxNew: tt.maxNew})
+			}
+			var got [][]int
+			for _, b := range genBatches(seqs, tt.budget, tt.leftPad) {
+				var l []int
+				for _, i := range b {
+					l = append(l, len(seqs[i].prompt))
+				}
+				got = append(got, l)
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
 func TestKVCacheGather(t *testing.T) {
 	c := &kvCache{heads: 1, dim: 1, elem: 4, bufs: make([][]byte, 2)}
 	c.resize(3, 2) // 3 rows × 2 positions × 4 bytes
