@@ -218,20 +218,28 @@ func (m macs) genFloor(in tjsInput, gens []lm.GenerateResult, rate float64, read
 // rate.
 func weightRead(b *testing.B, m *onnx.Model, tok *tokenizer.Tokenizer, mac macs, rate float64) time.Duration {
 	b.Helper()
-	ctx := context.Background()
 	reqs := []lm.LLRequest{{Context: "", Continuation: tok.Decode([]int{tok.VocabSize() / 2}, true)}}
-	call := func() {
+	best := fastestScore(b, m, reqs)
+	arithmetic := time.Duration((2*mac.body + mac.head) / rate * float64(time.Second))
+	return max(0, best.cpu-arithmetic)
+}
+
+// fastestScore scores reqs once to warm up, then rateRuns times, and
+// returns the fastest run's cost.
+func fastestScore(b *testing.B, m *onnx.Model, reqs []lm.LLRequest) cost {
+	b.Helper()
+	ctx := context.Background()
+	score := func() {
 		if _, err := m.LogLikelihood(ctx, reqs, lm.ScoreOptions{MaxLength: microbench.MaxLength}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	call() // warm-up
+	score()
 	var best cost
 	for range rateRuns {
-		best = best.least(measure(b, call))
+		best = best.least(measure(b, score))
 	}
-	arithmetic := time.Duration((2*mac.body + mac.head) / rate * float64(time.Second))
-	return max(0, best.cpu-arithmetic)
+	return best
 }
 
 // rateBatch is the synthetic scoring batch that measures ONNX Runtime's
@@ -284,17 +292,7 @@ func bestRate(b *testing.B, m *onnx.Model, tok *tokenizer.Tokenizer, mac macs, s
 		}
 	}
 	total := mac.scoreWork(seqs).least
-	ctx := context.Background()
-	score := func() {
-		if _, err := m.LogLikelihood(ctx, reqs, lm.ScoreOptions{MaxLength: microbench.MaxLength}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	score() // warm-up
-	var best cost
-	for range rateRuns {
-		best = best.least(measure(b, score))
-	}
+	best := fastestScore(b, m, reqs)
 	tokens := 0
 	for _, s := range seqs {
 		tokens += len(s.IDs)
