@@ -247,21 +247,21 @@ func TestParamCount(t *testing.T) {
 	for _, name := range []string{"gpt2", "llama-gqa", "tied", "external", "fp16", "merged", "nopast", "genai-gqa", "community-gqa", "gemma3"} {
 		t.Run(name, func(t *testing.T) {
 			fx := fixture(t, name)
-			g, err := readGraphSummary(fx.File)
+			g, _, err := readGraphSummary(fx.File)
 			require.NoError(t, err)
 			assert.Equal(t, wantParams(fx), g.paramCount())
 		})
 	}
 	t.Run("quantized", func(t *testing.T) {
 		fx := fixture(t, "llama-gqa")
-		g, err := readGraphSummary(fx.Path("quantized"))
+		g, _, err := readGraphSummary(fx.Path("quantized"))
 		require.NoError(t, err)
 		assert.Equal(t, wantParams(fx), g.paramCount(), "scales and zero points are not parameters")
 	})
 	for _, v := range []string{"q4", "int8", "uint8", "q4f16", "bnb4"} {
 		t.Run(v, func(t *testing.T) {
 			fx := fixture(t, "quant")
-			g, err := readGraphSummary(fx.Path(v))
+			g, _, err := readGraphSummary(fx.Path(v))
 			require.NoError(t, err)
 			assert.Equal(t, wantParams(fx), g.paramCount(), "a quantized file counts the model it encodes")
 		})

@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log"
@@ -56,15 +57,15 @@ type sessionSource struct {
 	split *headSplit
 }
 
-// newSessionSource splits the model at file unless the export computes
-// only the logits asked for itself (a logits-to-keep input) or the split
-// is not possible, which it says once.
-func newSessionSource(file string, spec *ioSpec) *sessionSource {
+// newSessionSource splits the model at file (m, read with SkipData)
+// unless the export computes only the logits asked for itself (a
+// logits-to-keep input) or the split is not possible, which it says once.
+func newSessionSource(file string, m *pb.Model, spec *ioSpec) *sessionSource {
 	src := &sessionSource{file: file, spec: spec}
 	if spec.keepInput != "" {
 		return src
 	}
-	split, err := planHeadSplit(file, spec.vocab)
+	split, err := planHeadSplit(file, m, spec.vocab)
 	if err != nil {
 		noteNoSplit(file, err)
 		return src
@@ -115,17 +116,13 @@ const (
 	splitHiddenShape = "feather_split_hidden_shape"
 )
 
-// planHeadSplit cuts the model at path, or says why it cannot. The
-// halves hold no weights: each initializer refers to where its data
+// planHeadSplit cuts the model at path (m, read with SkipData, which it
+// changes), or says why it cannot. The halves hold no weights: each initializer refers to where its data
 // already lies, in path itself or in the export's external data file,
 // so ONNX Runtime reads them from the model's folder (newRunner tells it
 // where) and a split costs neither a copy of the weights in memory nor
 // the 2 GiB limit of one protobuf.
-func planHeadSplit(path string, vocab int) (*headSplit, error) {
-	m, err := pb.ReadFile(path, pb.ReadOptions{SkipData: true})
-	if err != nil {
-		return nil, err
-	}
+func planHeadSplit(path string, m *pb.Model, vocab int) (*headSplit, error) {
 	if err := checkRoundTrip(m); err != nil {
 		return nil, err
 	}
@@ -137,9 +134,6 @@ func planHeadSplit(path string, vocab int) (*headSplit, error) {
 	dir, err := referStored(path, m)
 	if err != nil {
 		return nil, err
-	}
-	if dir == "" { // no weight large enough to leave in a file
-		dir = filepath.Dir(path)
 	}
 	body := bodyGraph(g, h)
 	head := headGraph(g, h)
@@ -208,7 +202,7 @@ func referStored(path string, m *pb.Model) (dir string, err error) {
 			}
 		}
 	}
-	return files.dir, nil
+	return cmp.Or(files.dir, filepath.Dir(path)), nil // the model's folder when nothing is external
 }
 
 // dataFiles places the files a split's weights are read from. ONNX
@@ -217,11 +211,17 @@ func referStored(path string, m *pb.Model) (dir string, err error) {
 // into its blobs folder; so each file is named by its resolved path,
 // relative to the one folder they must all resolve into.
 type dataFiles struct {
-	from string // the model file's folder, which locations are relative to
-	dir  string // the folder the files resolve into; "" until one is placed
+	from  string            // the model file's folder, which locations are relative to
+	dir   string            // the folder the files resolve into; "" until one is placed
+	names map[string]string // locations placed, to their resolved names
 }
 
+// locate names location (relative to from) by its resolved file, once
+// per location.
 func (d *dataFiles) locate(location string) (string, error) {
+	if name, ok := d.names[location]; ok {
+		return name, nil
+	}
 	real, err := filepath.EvalSymlinks(filepath.Join(d.from, location))
 	if err != nil {
 		return "", err
@@ -234,6 +234,10 @@ func (d *dataFiles) locate(location string) (string, error) {
 	if dir != d.dir {
 		return "", fmt.Errorf("the weights lie in two folders, %s and %s, and ONNX Runtime reads a split's from one", d.dir, dir)
 	}
+	if d.names == nil {
+		d.names = map[string]string{}
+	}
+	d.names[location] = name
 	return name, nil
 }
 

@@ -29,6 +29,14 @@ func wholeRunner(t *testing.T, m *Model) *runner {
 	return r
 }
 
+// splitFile reads path as Open does and splits it.
+func splitFile(t *testing.T, path string, vocab int) (*headSplit, error) {
+	t.Helper()
+	m, err := pb.ReadFile(path, pb.ReadOptions{SkipData: true})
+	require.NoError(t, err)
+	return planHeadSplit(path, m, vocab)
+}
+
 // TestHeadSplitMatchesWhole runs left-padded batches through the split
 // model, keeping the last k positions, and through the whole file: the
 // kept logits agree within splitTol, for tied and untied heads, GPT-2 and
@@ -92,7 +100,7 @@ func TestHeadSplitGemm(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "gemm.onnx")
 	require.NoError(t, os.WriteFile(path, data, 0o644))
 
-	split, err := planHeadSplit(path, vocab)
+	split, err := splitFile(t, path, vocab)
 	require.NoError(t, err)
 	assert.Equal(t, width, split.width)
 	spec := &ioSpec{inputs: []string{"input_ids"}, outputs: []string{"logits"}, logitsType: ort.TensorElementDataTypeFloat, vocab: vocab}
@@ -173,7 +181,7 @@ func weight2(b *pb.Builder) string {
 // TestMergedDecoderRunsWhole: a merged decoder's head sits in both If
 // branches; the model runs whole and says why, once per file.
 func TestMergedDecoderRunsWhole(t *testing.T) {
-	_, err := planHeadSplit(fixture(t, "merged").File, 512)
+	_, err := splitFile(t, fixture(t, "merged").File, 512)
 	require.EqualError(t, err, "logits come from an If (a merged decoder), whose branches each hold the head")
 
 	var lines []string
@@ -194,7 +202,7 @@ func TestHeadSplitRefersToWeights(t *testing.T) {
 		file := fixture(t, tt.fixture).File
 		st, err := os.Stat(file)
 		require.NoError(t, err)
-		s, err := planHeadSplit(file, 512)
+		s, err := splitFile(t, file, 512)
 		require.NoError(t, err, tt.fixture)
 		assert.Equal(t, filepath.Dir(file), s.dir)
 		for half, raw := range map[string][]byte{"body": s.body, "head": s.head} {
@@ -232,7 +240,7 @@ func TestHeadSplitResolvesLinks(t *testing.T) {
 		if name == "external" {
 			require.NoError(t, os.Symlink(real+"_data", link+"_data"))
 		}
-		s, err := planHeadSplit(link, 512)
+		s, err := splitFile(t, link, 512)
 		require.NoError(t, err, name)
 		assert.Equal(t, filepath.Dir(real), s.dir, name)
 	}
@@ -248,7 +256,7 @@ func TestHeadSplitResolvesLinks(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.onnx"), raw, 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(other, "model.onnx_data"), blob, 0o644))
 	require.NoError(t, os.Symlink(filepath.Join(other, "model.onnx_data"), filepath.Join(dir, "model.onnx_data")))
-	_, err = planHeadSplit(filepath.Join(dir, "model.onnx"), 512)
+	_, err = splitFile(t, filepath.Join(dir, "model.onnx"), 512)
 	require.Error(t, err)
 	assert.Regexp(t, "^the weights lie in two folders, ("+dir+" and "+other+"|"+other+" and "+dir+"), and ONNX Runtime reads a split's from one$", err.Error())
 }

@@ -124,7 +124,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading the tokenizer: %w", err)
 	}
-	summary, err := readGraphSummary(file)
+	summary, parsed, err := readGraphSummary(file)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Model, error) {
 	if threads == 0 && sessions > 1 {
 		threads = max(1, runtime.NumCPU()/sessions)
 	}
-	src := newSessionSource(file, spec)
+	src := newSessionSource(file, parsed, spec)
 	for i := 0; i < sessions; i++ {
 		r, err := src.newRunner(opt.Provider, opt.DeviceID, threads)
 		if err != nil {

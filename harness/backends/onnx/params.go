@@ -40,11 +40,11 @@ type graphSummary struct {
 
 // readGraphSummary reads an ONNX file with onnxpb, skipping tensor data,
 // so that a multi-gigabyte model costs a few reads rather than its size in
-// memory.
-func readGraphSummary(path string) (*graphSummary, error) {
+// memory. It returns the parse too, which the head split reuses.
+func readGraphSummary(path string) (*graphSummary, *pb.Model, error) {
 	m, err := pb.ReadFile(path, pb.ReadOptions{SkipData: true})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g := &graphSummary{external: m.ExternalLocations()}
 	if m.Graph != nil {
@@ -64,7 +64,7 @@ func readGraphSummary(path string) (*graphSummary, error) {
 			g.inits = append(g.inits, initializer{name: t.Name, dims: t.Dims, dtype: t.DataType})
 		}
 	}
-	return g, nil
+	return g, m, nil
 }
 
 // signature is g's inputs and outputs in ONNX Runtime's terms. Reading

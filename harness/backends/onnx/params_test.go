@@ -73,7 +73,7 @@ func TestParamCountQuantizedOps(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "model.onnx")
 	require.NoError(t, os.WriteFile(path, data, 0o644))
 
-	sum, err := readGraphSummary(path)
+	sum, _, err := readGraphSummary(path)
 	require.NoError(t, err)
 	want := int64(K*N + N + // MatMulNBits: the matrix it encodes, and its bias
 		V*H + // 4-bit embedding: two weights a byte
@@ -86,7 +86,7 @@ func TestParamCountQuantizedOps(t *testing.T) {
 func TestReadGraphSummaryErrors(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "model.onnx")
 	require.NoError(t, os.WriteFile(path, []byte{0x3a, 0x10, 0x01}, 0o644)) // graph field claiming 16 bytes, 1 present
-	_, err := readGraphSummary(path)
+	_, _, err := readGraphSummary(path)
 	assert.EqualError(t, err, path+" is not a readable ONNX model: truncated protobuf message")
 }
 
@@ -156,12 +156,12 @@ func TestSignatureMatchesONNXRuntime(t *testing.T) {
 	for _, f := range files {
 		wantIn, wantOut, err := ort.GetInputOutputInfoWithOptions(f, so)
 		require.NoError(t, err, f)
-		s, err := readGraphSummary(f)
+		s, _, err := readGraphSummary(f)
 		require.NoError(t, err, f)
 		assert.Equal(t, wantIn, s.inputs, "%s: inputs", f)
 		assert.Equal(t, wantOut, s.outputs, "%s: outputs", f)
 	}
-	s, err := readGraphSummary(path)
+	s, _, err := readGraphSummary(path)
 	require.NoError(t, err)
 	assert.Equal(t, []ort.InputOutputInfo{{Name: "x", OrtValueType: ort.ONNXTypeTensor, DataType: ort.TensorElementDataTypeFloat, Dimensions: ort.Shape{-1, 0, 4}}}, s.inputs, "the backed input is left out")
 }
