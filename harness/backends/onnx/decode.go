@@ -3,7 +3,6 @@ package onnx
 import (
 	"context"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/feather-eval/feather/harness/lm"
@@ -44,24 +43,13 @@ func (m *Model) decodeSeqs(ctx context.Context, seqs []genSeq, observe func(seq 
 // only where left padding is not allowed.
 func genBatches(seqs []genSeq, budget int, leftPad bool) [][]int {
 	order := make([]int, len(seqs))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]].prompt) > len(seqs[order[b]].prompt) })
-	lens := make([]int, len(order))
 	maxNew := 1
-	for i, s := range order {
-		lens[i] = len(seqs[s].prompt)
-		maxNew = max(maxNew, seqs[s].maxNew)
+	for i, s := range seqs {
+		order[i] = i
+		maxNew = max(maxNew, s.maxNew)
 	}
-	var batches [][]int
-	for _, cut := range cheapestCuts(lens, callCost*maxNew, func(start, end int) bool {
-		return end-start <= maxBatchRows && (end-start)*(lens[start]+maxNew) <= budget &&
-			(leftPad || lens[end-1] == lens[start])
-	}) {
-		batches = append(batches, order[cut[0]:cut[1]])
-	}
-	return batches
+	return longestFirst(order, func(i int) int { return len(seqs[i].prompt) },
+		batchLimits{budget: budget, maxRows: maxBatchRows, grow: maxNew, overhead: callCost * maxNew, leftPad: leftPad})
 }
 
 // liveRow is a prompt still being decoded.

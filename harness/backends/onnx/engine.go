@@ -134,20 +134,34 @@ func tokensKey(ids []int) string {
 // prices them. Without left padding only rows of equal length share a
 // batch.
 func batchRows(rows []stageRow, budget, maxRows int, leftPad bool) [][]stageRow {
-	return longestFirst(rows, func(r stageRow) int { return len(r.tokens) }, budget, maxRows, leftPad)
+	return longestFirst(rows, func(r stageRow) int { return len(r.tokens) }, batchLimits{budget: budget, maxRows: maxRows, overhead: callCost, leftPad: leftPad})
+}
+
+// batchLimits bound and price longestFirst's batches.
+type batchLimits struct {
+	// budget bounds rows × (longest + grow) tokens, maxRows the rows.
+	budget, maxRows int
+	// grow is what each row gains after the call (generation's new
+	// tokens: the cache grows to that length).
+	grow int
+	// overhead is a batch's cost beyond its tokens (cheapestCuts).
+	overhead int
+	// leftPad allows rows of different lengths in one batch.
+	leftPad bool
 }
 
 // longestFirst sorts items by length, longest first, and cuts them into
-// batches as batchRows describes.
-func longestFirst[T any](items []T, length func(T) int, budget, maxRows int, leftPad bool) [][]T {
+// the cheapest batches within lim.
+func longestFirst[T any](items []T, length func(T) int, lim batchLimits) [][]T {
 	sort.SliceStable(items, func(i, j int) bool { return length(items[i]) > length(items[j]) })
 	lens := make([]int, len(items))
 	for i, it := range items {
 		lens[i] = length(it)
 	}
 	var out [][]T
-	for _, c := range cheapestCuts(lens, callCost, func(start, end int) bool {
-		return end-start <= maxRows && (end-start)*lens[start] <= budget && (leftPad || lens[end-1] == lens[start])
+	for _, c := range cheapestCuts(lens, lim.overhead, func(start, end int) bool {
+		return end-start <= lim.maxRows && (end-start)*(lens[start]+lim.grow) <= lim.budget &&
+			(lim.leftPad || lens[end-1] == lens[start])
 	}) {
 		out = append(out, items[c[0]:c[1]])
 	}

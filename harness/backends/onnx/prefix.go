@@ -149,7 +149,7 @@ func (r stageRow) start() int {
 // prefixBatches cuts stage 0's prefixes into calls: longest first,
 // left-padded.
 func (m *Model) prefixBatches(prefixes []*sharedPrefix) [][]*sharedPrefix {
-	return longestFirst(prefixes, func(p *sharedPrefix) int { return len(p.tokens) }, m.batchTokens, maxBatchRows, true)
+	return longestFirst(prefixes, func(p *sharedPrefix) int { return len(p.tokens) }, batchLimits{budget: m.batchTokens, maxRows: maxBatchRows, overhead: callCost, leftPad: true})
 }
 
 // runPrefixes is one call of stage 0: it runs the prefixes and keeps
