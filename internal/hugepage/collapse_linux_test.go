@@ -3,6 +3,7 @@ package hugepage
 import (
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
@@ -62,4 +63,23 @@ func TestCollapse(t *testing.T) {
 	for i := 0; i < len(dense); i += 4096 {
 		require.Equal(t, byte(i), dense[i], "contents survive at %d", i)
 	}
+}
+
+// TestCollapseLeavesGoHeap: resident memory of the Go heap, which
+// Collapse would otherwise take, keeps its small pages.
+func TestCollapseLeavesGoHeap(t *testing.T) {
+	if mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil || strings.Contains(string(mode), "[never]") {
+		t.Skipf("transparent huge pages are off here (%q, %v)", mode, err)
+	}
+	heap := make([]byte, 128<<20)
+	for i := range heap {
+		heap[i] = byte(i)
+	}
+	a := uintptr(unsafe.Pointer(&heap[0]))
+	before := region(t, a)
+	require.True(t, before.eligible(), "the heap's mapping is one Collapse would take, but for being the heap: %+v", before)
+
+	Collapse()
+	assert.Equal(t, before.anonHuge, region(t, a).anonHuge, "the Go heap's huge pages")
+	runtime.KeepAlive(heap)
 }
