@@ -7,12 +7,13 @@
 //   node perf.mjs MODEL_DIR WORKLOAD.json
 //
 // WORKLOAD.json holds token ids, so tokenization takes no part:
-//   { "threads": 1, "batch": 16, "max_new_tokens": 20, "repeat": 3,
+//   { "threads": 1, "batch": 16, "max_new_tokens": 20, "repeat": 3, "generate_repeat": 10,
 //     "score":    [{ "ids": [bos, ...context, ...continuation], "n": continuation_length }, ...],
 //     "generate": [{ "ids": [...prompt] }, ...] }
 // It prints one JSON object on stdout: per phase the wall and CPU
 // milliseconds (process CPU, ONNX Runtime's threads included; the least
-// of "repeat" runs of the phase, each measure on its own, as the Go side
+// of "repeat" runs of the phase ("generate_repeat" for generation, when
+// given), each measure on its own, as the Go side
 // keeps its fastest run), each request's log-likelihood, and the tokens
 // each prompt generated.
 import { readFileSync } from 'node:fs';
@@ -51,9 +52,9 @@ const tensor = (rows) => new Tensor('int64', BigInt64Array.from(rows.flat().map(
 
 // timed runs fn repeat times and returns its first result with the least
 // wall and the least CPU milliseconds.
-async function timed(fn) {
+async function timed(fn, repeat = work.repeat) {
   let out;
-  for (let i = 0; i < Math.max(1, work.repeat ?? 1); i++) {
+  for (let i = 0; i < Math.max(1, repeat ?? 1); i++) {
     const cpu = process.cpuUsage();
     const t0 = performance.now();
     const result = await fn();
@@ -118,7 +119,7 @@ if (work.generate.length) await generate(work.generate.slice(0, 1), 2);
 
 const one = await timed(() => score(work.score, 1));
 const batched = await timed(() => score(work.score, work.batch ?? 16));
-const gen = await timed(() => generate(work.generate, work.max_new_tokens ?? 20));
+const gen = await timed(() => generate(work.generate, work.max_new_tokens ?? 20), work.generate_repeat ?? work.repeat);
 await model.dispose();
 
 const phase = ({ wall_ms, cpu_ms }) => ({ wall_ms, cpu_ms });
