@@ -161,7 +161,9 @@ func (m *Model) runPrefixes(r *runner, batch []*sharedPrefix) error {
 	}
 	width := len(rows[0].tokens)
 	st := m.leftPadded(rows, width)
-	st.want = st.lastPositions() // no logits are read; ask for the fewest
+	// No logits are read: a split head skips them, a logits-to-keep
+	// input computes the fewest it can.
+	st.want, st.cacheOnly = st.lastPositions(), true
 	kv := newKVCache(m.spec)
 	if _, err := r.run(st, kv); err != nil {
 		return err

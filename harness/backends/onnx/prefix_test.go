@@ -265,3 +265,25 @@ func TestSharePrefixesScales(t *testing.T) {
 		assert.Equal(t, []int{1, 2, 3, 4, 5, 6}, p.tokens)
 	}
 }
+
+// TestStageZeroComputesNoLogits: a stage-0 call on a split model fills
+// its prefixes' cache and never runs the head (the runner's logits
+// buffer is never allocated), and scoring over shared prefixes still
+// agrees with scoring without them (TestPlansAgreeOnRandomWork).
+func TestStageZeroComputesNoLogits(t *testing.T) {
+	fx := fixture(t, "llama-gqa")
+	m := open(t, fx.Dir, Options{})
+	require.NotNil(t, m.runners[0].split, "the head is split off")
+	r, err := newRunner(m.file, m.spec, m.runners[0].split, "", 0, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { r.close() })
+
+	batch := []*sharedPrefix{{tokens: ids(9, fx.Config.Vocab, 5)}, {tokens: ids(6, fx.Config.Vocab, 6)}}
+	require.NoError(t, m.runPrefixes(r, batch))
+	assert.Zero(t, cap(r.logits), "the head never ran")
+	for b, p := range batch {
+		require.NotNil(t, p.kv, "prefix %d", b)
+		assert.Equal(t, 9, p.kv.length, "prefix %d: the cache of the call's width", b)
+		assert.Equal(t, b, p.row)
+	}
+}

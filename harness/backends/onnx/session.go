@@ -141,6 +141,9 @@ type step struct {
 	// logProbs says the caller reads log-probabilities (logitsView's
 	// logProb), which the runner then normalises for where it can.
 	logProbs bool
+	// cacheOnly says the caller reads no logits, only the cache (stage
+	// 0): a split head is then not run, and the view is empty.
+	cacheOnly bool
 }
 
 // keepLast is how many trailing positions of every row cover want.
@@ -258,7 +261,9 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 	}
 	r.view = logitsView{seq: kept, skip: st.seq - kept, vocab: spec.vocab, scratch: r.view.scratch, index: r.view.index[:0]}
 	if r.head != nil {
-		if err := r.runHead(st); err != nil {
+		if st.cacheOnly {
+			r.logits = r.logits[:0]
+		} else if err := r.runHead(st); err != nil {
 			return nil, err
 		}
 	}
