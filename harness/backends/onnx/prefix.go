@@ -161,9 +161,7 @@ func (m *Model) runPrefixes(r *runner, batch []*sharedPrefix) error {
 	}
 	width := len(rows[0].tokens)
 	st := m.leftPadded(rows, width)
-	// No logits are read: a split head skips them, a logits-to-keep
-	// input computes the fewest it can.
-	st.want, st.cacheOnly = st.lastPositions(), true
+	st.cacheOnly = true // no logits are read
 	kv := newKVCache(m.spec)
 	if _, err := r.run(st, kv); err != nil {
 		return err

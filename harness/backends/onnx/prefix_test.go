@@ -266,24 +266,33 @@ func TestSharePrefixesScales(t *testing.T) {
 	}
 }
 
-// TestStageZeroComputesNoLogits: a stage-0 call on a split model fills
-// its prefixes' cache and never runs the head (the runner's logits
-// buffer is never allocated), and scoring over shared prefixes still
-// agrees with scoring without them (TestPlansAgreeOnRandomWork).
+// TestStageZeroComputesNoLogits: a stage-0 call fills its prefixes'
+// cache and computes no logits it can skip: on a split model the head
+// never runs (the runner's logits buffer is never allocated), on a
+// logits-to-keep export one position a row is kept. Scoring over shared
+// prefixes still agrees with scoring without them
+// (TestPlansAgreeOnRandomWork).
 func TestStageZeroComputesNoLogits(t *testing.T) {
-	fx := fixture(t, "llama-gqa")
-	m := open(t, fx.Dir, Options{})
-	require.NotNil(t, m.runners[0].split, "the head is split off")
-	r, err := newRunner(m.file, m.spec, m.runners[0].split, "", 0, 0)
-	require.NoError(t, err)
-	t.Cleanup(func() { r.close() })
+	for _, tt := range []struct {
+		fixture   string
+		logitRows int // rows of logits the call computed
+	}{{"llama-gqa", 0}, {"keep", 2}} {
+		t.Run(tt.fixture, func(t *testing.T) {
+			fx := fixture(t, tt.fixture)
+			m := open(t, fx.Dir, Options{})
+			r, err := newRunner(m.file, m.spec, m.runners[0].split, "", 0, 0)
+			require.NoError(t, err)
+			t.Cleanup(func() { r.close() })
+			require.True(t, r.logitsWhereRead(), "the runner computes logits only where asked")
 
-	batch := []*sharedPrefix{{tokens: ids(9, fx.Config.Vocab, 5)}, {tokens: ids(6, fx.Config.Vocab, 6)}}
-	require.NoError(t, m.runPrefixes(r, batch))
-	assert.Zero(t, cap(r.logits), "the head never ran")
-	for b, p := range batch {
-		require.NotNil(t, p.kv, "prefix %d", b)
-		assert.Equal(t, 9, p.kv.length, "prefix %d: the cache of the call's width", b)
-		assert.Equal(t, b, p.row)
+			batch := []*sharedPrefix{{tokens: ids(9, fx.Config.Vocab, 5)}, {tokens: ids(6, fx.Config.Vocab, 6)}}
+			require.NoError(t, m.runPrefixes(r, batch))
+			assert.Equal(t, tt.logitRows*fx.Config.Vocab*elemSize(m.spec.logitsType), len(r.logits), "logits computed")
+			for b, p := range batch {
+				require.NotNil(t, p.kv, "prefix %d", b)
+				assert.Equal(t, 9, p.kv.length, "prefix %d: the cache of the call's width", b)
+				assert.Equal(t, b, p.row)
+			}
+		})
 	}
 }

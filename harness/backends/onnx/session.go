@@ -142,12 +142,16 @@ type step struct {
 	// logProb), which the runner then normalises for where it can.
 	logProbs bool
 	// cacheOnly says the caller reads no logits, only the cache (stage
-	// 0): a split head is then not run, and the view is empty.
+	// 0): a split head is then not run, a logits-to-keep input keeps one
+	// position (the fewest a call computes), and the view is empty.
 	cacheOnly bool
 }
 
 // keepLast is how many trailing positions of every row cover want.
 func (s *step) keepLast() int {
+	if s.cacheOnly {
+		return 1
+	}
 	if len(s.want) == 0 {
 		return s.seq
 	}
