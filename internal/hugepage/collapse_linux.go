@@ -23,9 +23,10 @@ const minResident = 0.9
 
 // Collapse advises MADV_HUGEPAGE on each private anonymous mapping of the
 // process of at least one huge page that is almost all resident and not
-// yet huge, the Go heap's excepted, then collapses it now (MADV_COLLAPSE,
-// Linux 6.1) rather than whenever the kernel's background collapser
-// reaches it.
+// yet huge, except the one a fresh Go allocation lands in (the Go heap,
+// where it grows; an older heap mapping elsewhere would be taken), then
+// collapses it now (MADV_COLLAPSE, Linux 6.1) rather than whenever the
+// kernel's background collapser reaches it.
 func Collapse() Result {
 	heap := goHeapAddr() // before smaps is read: the heap may grow for it
 	f, err := os.Open("/proc/self/smaps")
@@ -63,8 +64,9 @@ func Collapse() Result {
 // far smaller than a huge page. Advising it also cost time for nothing:
 // in the benchmark process that had just built the SmolLM2-shaped fixture
 // (a 1.6 GB heap) opening the model took 9.8-10.0 s with the heap
-// collapsed and 6.4-7.0 s without, decoding no faster, and on the perf
-// fixture MADV_COLLAPSE refused a 172 MB heap (EINVAL) in 8 of 13 runs.
+// collapsed and 6.4-7.0 s without (decoding the perf fixture no faster),
+// and on the perf fixture MADV_COLLAPSE refused a 172 MB heap (EINVAL) in
+// 8 of 13 runs.
 func goHeapAddr() uintptr {
 	b := make([]byte, 1<<20) // beyond what the compiler puts on a goroutine's stack
 	return uintptr(unsafe.Pointer(&b[0]))

@@ -9,7 +9,8 @@
 // a SmolLM2-sized decode ran up to twice as fast on huge pages, and how
 // fast it ran on small ones depended on where the allocations landed.
 // Collapse asks the kernel for huge pages after the weights exist, for
-// all such memory but the Go heap, which the Go runtime pages itself.
+// all such memory but the Go heap's mapping, which the Go runtime pages
+// itself.
 package hugepage
 
 // Result says what Collapse did.
