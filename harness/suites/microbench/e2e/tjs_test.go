@@ -70,7 +70,8 @@ func BenchmarkVsTransformersJSSmolLM2(b *testing.B) {
 // Runtime's best rate. The perf fixture's generation takes a tenth of a
 // second on feather's side and about 0.6 s on transformers.js's, and with
 // each side's fastest of three its speedup had read 4.4× to 6.0× in three
-// runs of the same code; ten runs a side cost 7 s more.
+// runs of the same code; seven more runs a side add about 5 s (0.55 s
+// and 0.12 s each), and make perf took 5 min 50 s before and after.
 type tjsWork struct {
 	score, prompts, genRuns int
 	rate                    rateBatch
