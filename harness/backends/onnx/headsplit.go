@@ -35,6 +35,9 @@ type headSplit struct {
 	hidden string
 	dtype  pb.DataType
 	width  int // hidden size: the head's input has [rows, width]
+	// kvGrouped counts the body's attention products that read shared
+	// key/value heads unrepeated (groupSharedKV).
+	kvGrouped int
 }
 
 // hiddenType is the hidden states' element type, as ONNX Runtime names it.
@@ -60,12 +63,14 @@ type sessionSource struct {
 // newSessionSource splits the model at file (m, read with SkipData)
 // unless the export computes only the logits asked for itself (a
 // logits-to-keep input) or the split is not possible, which it says once.
-func newSessionSource(file string, m *pb.Model, spec *ioSpec) *sessionSource {
+// The body's attention reads shared key/value heads unrepeated
+// (groupSharedKV) where groups shares them.
+func newSessionSource(file string, m *pb.Model, spec *ioSpec, groups kvGroups) *sessionSource {
 	src := &sessionSource{file: file, spec: spec}
 	if spec.keepInput != "" {
 		return src
 	}
-	split, err := planHeadSplit(file, m, spec.vocab)
+	split, err := planHeadSplit(file, m, spec.vocab, groups)
 	if err != nil {
 		noteNoSplit(file, err)
 		return src
@@ -117,12 +122,13 @@ const (
 )
 
 // planHeadSplit cuts the model at path (m, read with SkipData, which it
-// changes), or says why it cannot. The halves hold no weights: each initializer refers to where its data
+// changes), or says why it cannot; the body's attention reads key/value
+// heads that groups shares unrepeated (groupSharedKV). The halves hold no weights: each initializer refers to where its data
 // already lies, in path itself or in the export's external data file,
 // so ONNX Runtime reads them from the model's folder (newRunner tells it
 // where) and a split costs neither a copy of the weights in memory nor
 // the 2 GiB limit of one protobuf.
-func planHeadSplit(path string, m *pb.Model, vocab int) (*headSplit, error) {
+func planHeadSplit(path string, m *pb.Model, vocab int, groups kvGroups) (*headSplit, error) {
 	if err := checkRoundTrip(m); err != nil {
 		return nil, err
 	}
@@ -135,9 +141,10 @@ func planHeadSplit(path string, m *pb.Model, vocab int) (*headSplit, error) {
 	if err != nil {
 		return nil, err
 	}
+	s := &headSplit{hidden: h.input, dtype: h.dtype, width: h.width, dir: dir}
+	s.kvGrouped = groupSharedKV(g, groups)
 	body := bodyGraph(g, h)
 	head := headGraph(g, h)
-	s := &headSplit{hidden: h.input, dtype: h.dtype, width: h.width, dir: dir}
 	if s.body, err = marshalGraph(m, body); err != nil {
 		return nil, err
 	}

@@ -34,16 +34,18 @@ func splitFile(t *testing.T, path string, vocab int) (*headSplit, error) {
 	t.Helper()
 	m, err := pb.ReadFile(path, pb.ReadOptions{SkipData: true})
 	require.NoError(t, err)
-	return planHeadSplit(path, m, vocab)
+	return planHeadSplit(path, m, vocab, kvGroups{})
 }
 
 // TestHeadSplitMatchesWhole runs left-padded batches through the split
 // model, keeping the last k positions, and through the whole file: the
 // kept logits agree within splitTol, for tied and untied heads, GPT-2 and
-// Llama, float16, external data and 8-bit weights.
+// Llama, float16, external data and 8-bit weights. Where query heads
+// share key/value heads, the split's attention reads them unrepeated
+// (groupSharedKV), so this holds that rewrite to the export too.
 func TestHeadSplitMatchesWhole(t *testing.T) {
 	cases := []struct{ fixture, variant string }{
-		{"gpt2", ""}, {"tied", ""}, {"llama-gqa", ""}, {"llama-tied", ""},
+		{"gpt2", ""}, {"tied", ""}, {"llama-gqa", ""}, {"llama-tied", ""}, {"gemma3", ""},
 		{"fp16", ""}, {"external", ""}, {"llama-gqa", "quantized"}, {"nopast", ""}, {"quant", "q4"},
 	}
 	for _, c := range cases {
@@ -51,6 +53,11 @@ func TestHeadSplitMatchesWhole(t *testing.T) {
 			fx := fixture(t, c.fixture)
 			m := open(t, fx.Dir, Options{Variant: c.variant})
 			require.NotNil(t, m.runners[0].head, "the head is split off")
+			grouped := 0
+			if (kvGroups{m.cfg.Heads, m.cfg.KVHeads}).rep() > 1 && m.spec.layers > 0 {
+				grouped = 2 * m.cfg.Layers // each layer's scores and its weighted values
+			}
+			assert.Equal(t, grouped, m.runners[0].split.kvGrouped, "attention products reading key/value heads unrepeated")
 			whole := wholeRunner(t, m)
 			var rows []stageRow
 			for i, n := range []int{7, 4, 6} {

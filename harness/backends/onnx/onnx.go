@@ -164,7 +164,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Model, error) {
 	if threads == 0 && sessions > 1 {
 		threads = max(1, runtime.NumCPU()/sessions)
 	}
-	src := newSessionSource(file, parsed, spec)
+	src := newSessionSource(file, parsed, spec, kvGroups{cfg.Heads, cfg.KVHeads})
 	for i := 0; i < sessions; i++ {
 		r, err := src.newRunner(opt.Provider, opt.DeviceID, threads)
 		if err != nil {

@@ -1,0 +1,193 @@
+package onnx
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	ort "github.com/yalue/onnxruntime_go"
+
+	pb "github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
+)
+
+// The attention graphs below have 4 query heads over 2 key/value heads:
+// queries [2, 4, 3, 8], keys and values [2, 2, 5, 8].
+var attnGroups = kvGroups{heads: 4, kvHeads: 2}
+
+// repeatKV is Hugging Face's repeat_kv as exporters write it, with the
+// Unsqueeze axes and Expand shape given.
+func repeatKV(b *pb.Builder, x string, axes []int64, shape string) string {
+	e := b.Op("Expand", b.Op("Unsqueeze", x, b.Ints(axes...)), shape)
+	return b.Op("Reshape", e, b.Ints(0, 4, -1, 8))
+}
+
+// writtenRepeat is an Expand shape written out: axis 2 repeated twice.
+func writtenRepeat(b *pb.Builder, _ string) string { return b.Ints(1, 1, 2, 1, 1) }
+
+// computedRepeat builds the Expand shape from the cache's, as torch's
+// exporter does: [batch, kv_heads, 2, total, head_dim].
+func computedRepeat(b *pb.Builder, x string) string {
+	shape := b.Op("Shape", x)
+	head := b.Op("Slice", shape, b.Ints(0), b.Ints(2))
+	tail := b.Op("Slice", shape, b.Ints(2), b.Ints(4))
+	return b.OpAttr("Concat", []pb.Attribute{pb.AttrInt("axis", 0)}, head, b.Ints(2), tail)
+}
+
+// attnGraph is attention over the cache values kc and vc (present
+// outputs unless notCache): scores = q · keys(repeat(kc)), then softmax,
+// then · repeat(vc).
+type attnGraph struct {
+	keys     func(b *pb.Builder, q, repeated string) string // the scores
+	axes     []int64
+	expand   func(b *pb.Builder, x string) string
+	notCache bool
+	// extra, when set, reads the repeated keys a second time.
+	extra bool
+}
+
+func (a attnGraph) build() *pb.Graph {
+	b := pb.NewBuilder("attn")
+	dims := func(d ...int64) []pb.Dim {
+		var out []pb.Dim
+		for _, v := range d {
+			out = append(out, pb.D(v))
+		}
+		return out
+	}
+	q := b.Input("q", pb.Float, dims(2, 4, 3, 8)...)
+	kc := b.Op("Tanh", b.Input("k", pb.Float, dims(2, 2, 5, 8)...))
+	vc := b.Op("Tanh", b.Input("v", pb.Float, dims(2, 2, 5, 8)...))
+	axes := cmpOr(a.axes, []int64{2})
+	expand := a.expand
+	if expand == nil {
+		expand = writtenRepeat
+	}
+	keys := a.keys
+	if keys == nil {
+		keys = func(b *pb.Builder, q, x string) string { return b.Op("MatMul", q, transposed(b, x)) }
+	}
+	rk := repeatKV(b, kc, axes, expand(b, kc))
+	scores := keys(b, q, rk)
+	probs := b.OpAttr("Softmax", []pb.Attribute{pb.AttrInt("axis", -1)}, scores)
+	out := b.Op("MatMul", probs, repeatKV(b, vc, axes, expand(b, vc)))
+	b.Output(out, "out", pb.Float, dims(2, 4, 3, 8)...)
+	if !a.notCache {
+		b.Output(kc, "present.0.key", pb.Float, dims(2, 2, 5, 8)...)
+		b.Output(vc, "present.0.value", pb.Float, dims(2, 2, 5, 8)...)
+	}
+	if a.extra {
+		b.Output(rk, "repeated", pb.Float)
+	}
+	return b.Graph()
+}
+
+func cmpOr(a, b []int64) []int64 {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// transposed is the keys as exporters feed them to the scores: [0, 1, 3, 2].
+func transposed(b *pb.Builder, x string) string {
+	return b.OpAttr("Transpose", []pb.Attribute{pb.AttrInts("perm", 0, 1, 3, 2)}, x)
+}
+
+// TestGroupSharedKV rewrites attention graphs written the ways exporters
+// write repeat_kv and leaves the ones it cannot prove are it: each case
+// names how many products read the keys and values unrepeated afterwards,
+// and every rewritten graph gives ONNX Runtime's outputs of the original.
+func TestGroupSharedKV(t *testing.T) {
+	tests := []struct {
+		name   string
+		graph  attnGraph
+		groups kvGroups
+		sites  int
+	}{
+		{"keys transposed", attnGraph{}, attnGroups, 2},
+		{"keys transposed and scaled", attnGraph{keys: func(b *pb.Builder, q, x string) string {
+			return b.Op("MatMul", q, b.Op("Mul", transposed(b, x), b.Float(0.35)))
+		}}, attnGroups, 2},
+		{"keys scaled then transposed, divided, cast", attnGraph{keys: func(b *pb.Builder, q, x string) string {
+			s := b.Op("Div", b.Op("Mul", b.Float(0.6), x), b.Float(1.5))
+			return b.Op("MatMul", q, b.OpAttr("Cast", []pb.Attribute{pb.AttrInt("to", int64(pb.Float))}, transposed(b, s)))
+		}}, attnGroups, 2},
+		{"repeat shape computed", attnGraph{expand: computedRepeat}, attnGroups, 2},
+		{"unsqueeze axis counted from the end", attnGraph{axes: []int64{-3}}, attnGroups, 2},
+		{"no heads shared", attnGraph{}, kvGroups{heads: 4, kvHeads: 4}, 0},
+		{"heads not a multiple", attnGraph{}, kvGroups{heads: 4, kvHeads: 3}, 0},
+		{"not the cache", attnGraph{notCache: true}, attnGroups, 0},
+		{"unsqueeze at another axis", attnGraph{axes: []int64{1}}, attnGroups, 0},
+		{"written repeat not the config's", attnGraph{}, kvGroups{heads: 6, kvHeads: 2}, 0},
+		{"repeated keys read twice", attnGraph{extra: true}, attnGroups, 1},
+		{"keys through an addition", attnGraph{keys: func(b *pb.Builder, q, x string) string {
+			return b.Op("MatMul", q, transposed(b, b.Op("Add", x, x)))
+		}}, attnGroups, 1},
+		{"repeated keys as the first operand", attnGraph{keys: func(b *pb.Builder, q, x string) string {
+			return transposed(b, b.Op("MatMul", x, transposed(b, q)))
+		}}, attnGroups, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := tt.graph.build()
+			before := &pb.Model{IRVersion: 8, Opsets: []pb.Opset{{Version: 17}}, Graph: g}
+			orig, err := before.Marshal()
+			require.NoError(t, err)
+			got := groupSharedKV(g, tt.groups)
+			assert.Equal(t, tt.sites, got)
+			expands := 0
+			for _, n := range g.Nodes {
+				if n.OpType == "Expand" {
+					expands++
+				}
+			}
+			assert.Equal(t, 2-tt.sites, expands, "an Expand is left for each product not rewritten")
+			if tt.sites == 0 {
+				return
+			}
+			rewritten, err := before.Marshal()
+			require.NoError(t, err)
+			want, have := runAttn(t, orig, g), runAttn(t, rewritten, g)
+			for i := range want {
+				assert.LessOrEqualf(t, maxDiff(want[i], have[i]), 1e-6, "output %s", g.Outputs[i].Name)
+			}
+		})
+	}
+}
+
+// runAttn runs an attention graph on fixed random q, k, v and returns its
+// outputs in g's order.
+func runAttn(t *testing.T, model []byte, g *pb.Graph) [][]float32 {
+	t.Helper()
+	orttest.Require(t)
+	var outs []string
+	for _, o := range g.Outputs {
+		outs = append(outs, o.Name)
+	}
+	sess, err := ort.NewDynamicAdvancedSessionWithONNXData(model, []string{"q", "k", "v"}, outs, nil)
+	require.NoError(t, err)
+	defer sess.Destroy()
+	rng := rand.New(rand.NewPCG(5, 8))
+	var ins []ort.Value
+	for _, shape := range []ort.Shape{ort.NewShape(2, 4, 3, 8), ort.NewShape(2, 2, 5, 8), ort.NewShape(2, 2, 5, 8)} {
+		data := make([]float32, shape.FlattenedSize())
+		for i := range data {
+			data[i] = float32(rng.NormFloat64())
+		}
+		x, err := ort.NewTensor(shape, data)
+		require.NoError(t, err)
+		defer x.Destroy()
+		ins = append(ins, x)
+	}
+	res := make([]ort.Value, len(outs))
+	require.NoError(t, sess.Run(ins, res))
+	var out [][]float32
+	for _, v := range res {
+		out = append(out, slices.Clone(v.(*ort.Tensor[float32]).GetData()))
+		v.Destroy()
+	}
+	return out
+}
