@@ -51,68 +51,118 @@ func (s *headSplit) hiddenType() ort.TensorElementDataType {
 // hiddenSize is the byte size of one hidden element.
 func (s *headSplit) hiddenSize() int { return s.dtype.Size() }
 
-// sessionSource is what a model's runners are created from: the file, or
-// its split when the head could be cut off. A split ONNX Runtime refuses
-// falls back to the file.
+// sessionSource is what a model's runners are created from: the file, its
+// split when the head could be cut off, or else the whole graph rewritten
+// when its attention repeats shared key/value heads (groupSharedKV). A
+// rewrite ONNX Runtime refuses falls back to the file.
 type sessionSource struct {
 	file  string
 	spec  *ioSpec
 	split *headSplit
+	whole *wholeGraph
 }
 
 // newSessionSource splits the model at file (m, read with SkipData)
 // unless the export computes only the logits asked for itself (a
 // logits-to-keep input) or the split is not possible, which it says once.
-// The body's attention reads shared key/value heads unrepeated
-// (groupSharedKV) where groups shares them.
+// The attention reads key/value heads that groups shares unrepeated,
+// split or whole.
 func newSessionSource(file string, m *pb.Model, spec *ioSpec, groups kvGroups) *sessionSource {
 	src := &sessionSource{file: file, spec: spec}
-	if spec.keepInput != "" {
-		return src
-	}
-	split, err := planHeadSplit(file, m, spec.vocab, groups)
-	if err != nil {
+	if spec.keepInput == "" {
+		split, err := planHeadSplit(file, m, spec.vocab, groups)
+		if err == nil {
+			src.split = split
+			return src
+		}
 		noteNoSplit(file, err)
-		return src
 	}
-	src.split = split
+	src.whole = planWhole(file, m, groups)
 	return src
 }
 
 func (s *sessionSource) newRunner(provider string, deviceID, threads int) (*runner, error) {
-	if s.split == nil {
+	if s.split == nil && s.whole == nil {
 		return newRunner(s.file, s.spec, nil, provider, deviceID, threads)
 	}
-	r, splitErr := newRunner(s.file, s.spec, s.split, provider, deviceID, threads)
-	if splitErr == nil {
+	r, rewriteErr := openRunner(s.file, s.spec, s.split, s.whole, provider, deviceID, threads)
+	if rewriteErr == nil {
 		return r, nil
 	}
 	r, err := newRunner(s.file, s.spec, nil, provider, deviceID, threads)
 	if err != nil {
 		return nil, err // the model fails whole too: that is the error to report
 	}
-	noteNoSplit(s.file, splitErr)
-	s.split = nil
+	if s.split != nil {
+		noteNoSplit(s.file, rewriteErr)
+	} else {
+		noteOnce(fmt.Sprintf("onnx: %s: running the graph as exported, as ONNX Runtime refused it with shared key/value heads read unrepeated: %v", s.file, rewriteErr))
+	}
+	s.split, s.whole = nil, nil
 	return r, nil
 }
 
+// wholeGraph is a model rewritten without a split, serialised like a
+// split's halves: its weights stay where they lie, in dir.
+type wholeGraph struct {
+	model     []byte
+	dir       string
+	kvGrouped int // attention products reading key/value heads unrepeated
+}
+
+// planWhole rewrites the model at path (m, read with SkipData, which it
+// changes) so its attention reads shared key/value heads unrepeated, or
+// returns nil where there is nothing to rewrite or it cannot be written
+// back, leaving the file to run as it is.
+func planWhole(path string, m *pb.Model, groups kvGroups) *wholeGraph {
+	if groups.rep() == 1 || checkRoundTrip(m) != nil {
+		return nil
+	}
+	dir, err := referStored(path, m)
+	if err != nil {
+		return nil
+	}
+	w := &wholeGraph{dir: dir, kvGrouped: groupSharedKV(m.Graph, groups)}
+	if w.kvGrouped == 0 {
+		return nil
+	}
+	if w.model, err = m.Marshal(); err != nil {
+		return nil
+	}
+	return w
+}
+
+// rewrittenDir is where a rewritten graph's external data lies: the
+// split's, else whole's.
+func rewrittenDir(split *headSplit, whole *wholeGraph) string {
+	if split != nil {
+		return split.dir
+	}
+	return whole.dir
+}
+
 var (
-	// logf reports a model whose logits are computed at every position;
-	// tests replace it.
-	logf      = log.Printf
-	noSplitMu sync.Mutex
-	noSplit   = map[string]bool{}
+	// logf reports a model whose logits are computed at every position,
+	// or whose rewritten graph ONNX Runtime refused; tests replace it.
+	logf   = log.Printf
+	noteMu sync.Mutex
+	noted  = map[string]bool{}
 )
 
 // noteNoSplit says, once per file and process, that the model runs whole.
 func noteNoSplit(file string, why error) {
-	noSplitMu.Lock()
-	defer noSplitMu.Unlock()
-	if noSplit[file] {
+	noteOnce(fmt.Sprintf("onnx: %s: computing logits at every position, as the LM head cannot be split off: %v", file, why))
+}
+
+// noteOnce logs line once per process.
+func noteOnce(line string) {
+	noteMu.Lock()
+	defer noteMu.Unlock()
+	if noted[line] {
 		return
 	}
-	noSplit[file] = true
-	logf("onnx: %s: computing logits at every position, as the LM head cannot be split off: %v", file, why)
+	noted[line] = true
+	logf("%s", line)
 }
 
 // Names the split adds to the body graph.

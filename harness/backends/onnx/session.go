@@ -22,8 +22,10 @@ type runner struct {
 	// head is set when the model is split at its LM head (headsplit.go):
 	// sess then outputs hidden states, and head turns the rows a call
 	// keeps into logits.
-	head          *ort.DynamicAdvancedSession
-	split         *headSplit
+	head  *ort.DynamicAdvancedSession
+	split *headSplit
+	// whole is set when the model runs whole but rewritten (planWhole).
+	whole         *wholeGraph
 	hidden, rowsH []byte
 	// norm, when set, gives each row of logits its maximum and log-sum
 	// for calls that score (norm.go), into normBuf.
@@ -39,18 +41,24 @@ type runner struct {
 
 // newRunner opens the model at path, or its split when split is set.
 func newRunner(path string, spec *ioSpec, split *headSplit, provider string, deviceID, threads int) (*runner, error) {
+	return openRunner(path, spec, split, nil, provider, deviceID, threads)
+}
+
+// openRunner is newRunner that, without a split, opens whole (the
+// model at path rewritten) when it is set.
+func openRunner(path string, spec *ioSpec, split *headSplit, whole *wholeGraph, provider string, deviceID, threads int) (*runner, error) {
 	so, err := sessionOptions(provider, deviceID, threads)
 	if err != nil {
 		return nil, err
 	}
 	defer so.Destroy()
-	r := &runner{spec: spec, split: split, discard: newKVCache(spec), kvA: newKVCache(spec), kvB: newKVCache(spec)}
+	r := &runner{spec: spec, split: split, whole: whole, discard: newKVCache(spec), kvA: newKVCache(spec), kvB: newKVCache(spec)}
 	if r.logitsWhereRead() {
 		if r.norm, err = newNormSession(spec, threads); err != nil {
 			return nil, fmt.Errorf("ONNX Runtime cannot create the session normalising %s's logits: %w", path, err)
 		}
 	}
-	if split == nil {
+	if split == nil && whole == nil {
 		r.sess, err = ort.NewDynamicAdvancedSession(path, spec.inputs, spec.outputs, so)
 		if err != nil {
 			r.close()
@@ -58,10 +66,18 @@ func newRunner(path string, spec *ioSpec, split *headSplit, provider string, dev
 		}
 		return r, nil
 	}
-	// The halves' weights are external data in the model's folder.
-	if err := so.AddSessionConfigEntry("session.model_external_initializers_file_folder_path", split.dir); err != nil {
+	// A rewritten graph's weights are external data in the model's folder.
+	dir := rewrittenDir(split, whole)
+	if err := so.AddSessionConfigEntry("session.model_external_initializers_file_folder_path", dir); err != nil {
 		r.close()
 		return nil, err
+	}
+	if split == nil {
+		if r.sess, err = ort.NewDynamicAdvancedSessionWithONNXData(whole.model, spec.inputs, spec.outputs, so); err != nil {
+			r.close()
+			return nil, fmt.Errorf("ONNX Runtime cannot create a session for %s rewritten: %w", path, err)
+		}
+		return r, nil
 	}
 	outputs := append([]string{splitHidden}, spec.outputs[1:]...)
 	if r.sess, err = ort.NewDynamicAdvancedSessionWithONNXData(split.body, spec.inputs, outputs, so); err != nil {

@@ -1,7 +1,10 @@
 package onnx
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -190,4 +193,121 @@ func runAttn(t *testing.T, model []byte, g *pb.Graph) [][]float32 {
 		v.Destroy()
 	}
 	return out
+}
+
+// TestWholeGraphMatchesFile: exports that run whole (a dynamic 8-bit or
+// NF4 head, a logits-to-keep input) are rewritten whole so their
+// attention reads shared key/value heads unrepeated, and give the file's
+// logits at every position of left-padded batches.
+func TestWholeGraphMatchesFile(t *testing.T) {
+	cases := []struct{ fixture, variant string }{
+		{"quant", "int8"}, {"quant", "uint8"}, {"quant", "bnb4"}, {"keep", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.fixture+"/"+c.variant, func(t *testing.T) {
+			fx := fixture(t, c.fixture)
+			m := open(t, fx.Dir, Options{Variant: c.variant})
+			r := m.runners[0]
+			require.Nil(t, r.split, "the model runs whole")
+			require.NotNil(t, r.whole, "the whole graph is rewritten")
+			assert.Equal(t, 2*m.cfg.Layers, r.whole.kvGrouped, "each layer's scores and weighted values")
+			file := wholeRunner(t, m)
+			var rows []stageRow
+			for i, n := range []int{7, 4, 6} {
+				rows = append(rows, stageRow{tokens: ids(n, fx.Config.Vocab, 70+i)})
+			}
+			st := m.leftPadded(rows, 7)
+			want, err := file.run(st, nil)
+			require.NoError(t, err)
+			got, err := r.run(st, nil)
+			require.NoError(t, err)
+			for b := range rows {
+				for p := 7 - len(rows[b].tokens); p < 7; p++ {
+					assert.LessOrEqualf(t, maxDiff(want.row(b, p), got.row(b, p)), splitTol, "row %d position %d", b, p)
+				}
+			}
+		})
+	}
+}
+
+// TestGroupedDecodingMatchesFile decodes on the rewritten graph and on the
+// file as exported. A decoding step's scores multiply one query row per
+// head in the file and rep rows per key/value head rewritten, and ONNX
+// Runtime's kernels may add those products in another order, so the
+// logits may move by float32 rounding (at most 3.3e-6 seen here; up to
+// 0.00098 on the float16 fixture, whose cache and logits are rounded to
+// float16, so a value on a rounding boundary lands a float16 step
+// apart), and the tokens stay the same.
+func TestGroupedDecodingMatchesFile(t *testing.T) {
+	for _, name := range []string{"llama-gqa", "gemma3", "fp16"} {
+		t.Run(name, func(t *testing.T) {
+			fx := fixture(t, name)
+			var seqs []genSeq
+			for j, n := range []int{9, 5, 7, 3} {
+				seqs = append(seqs, genSeq{prompt: ids(n, fx.Config.Vocab, 80+j), maxNew: 12})
+			}
+			decode := func(m *Model) ([]genOut, [][]float32) {
+				var rows [][]float32
+				out, err := m.decodeSeqs(context.Background(), seqs, func(seq int, l []float32) {
+					if seq == 0 {
+						rows = append(rows, slices.Clone(l))
+					}
+				})
+				require.NoError(t, err)
+				return out, rows
+			}
+			m := open(t, fx.Dir, Options{})
+			require.Positive(t, m.runners[0].split.kvGrouped)
+			got, gotRows := decode(m)
+			asFile(t, m)
+			want, wantRows := decode(m)
+			for i := range want {
+				assert.Equal(t, want[i].tokens, got[i].tokens, "prompt %d", i)
+			}
+			require.Len(t, gotRows, len(wantRows))
+			for step := range wantRows {
+				for v, w := range wantRows[step] {
+					tol := splitTol
+					if fx.Config.FP16 {
+						tol = halfTol
+					}
+					if !assert.InDeltaf(t, w, gotRows[step][v], tol, "step %d token %d", step, v) {
+						return
+					}
+				}
+			}
+		})
+	}
+}
+
+// asFile makes m run its file as exported, on one runner.
+func asFile(t *testing.T, m *Model) {
+	for range m.runners {
+		require.NoError(t, (<-m.pool).close())
+	}
+	r := wholeRunner(t, m)
+	m.runners = []*runner{r}
+	m.pool = make(chan *runner, 1)
+	m.pool <- r
+}
+
+// halfTol bounds the float16 fixture's logits: two float16 steps at 1.
+const halfTol = 2.0 / 1024
+
+// TestRefusedRewriteRunsFile: a rewritten graph ONNX Runtime refuses
+// leaves the file to run as exported, which the model says once.
+func TestRefusedRewriteRunsFile(t *testing.T) {
+	m := open(t, fixture(t, "llama-gqa").Dir, Options{})
+	var lines []string
+	defer func(f func(string, ...any)) { logf = f }(logf)
+	logf = func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
+	src := &sessionSource{file: m.file, spec: m.spec, whole: &wholeGraph{model: []byte("not a model"), dir: filepath.Dir(m.file), kvGrouped: 4}}
+	for range 2 {
+		r, err := src.newRunner("", 0, 0)
+		require.NoError(t, err)
+		assert.Nil(t, r.whole, "the runner runs the file")
+		require.NoError(t, r.close())
+	}
+	require.Len(t, lines, 1)
+	assert.Contains(t, lines[0], "onnx: "+m.file+": running the graph as exported, as ONNX Runtime refused it with shared key/value heads read unrepeated: ")
 }
