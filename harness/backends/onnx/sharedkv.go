@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
 
 	pb "github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
@@ -40,11 +41,12 @@ const (
 )
 
 // groupSharedKV rewrites every repeat_kv in g whose repeated keys or
-// values reach a MatMul only through Transpose, a scalar Mul or Div, or
-// Cast, and returns how many MatMuls it rewrote. It starts only from a
-// graph's cache (a present output, or what one is an Identity or Cast
-// of), whose shape [batch, kv_heads, total, head_dim] the model's inputs
-// and outputs are checked against, and leaves any other graph as it is.
+// values reach a MatMul only through Transpose, a Mul or Div by one
+// number, or Cast, and returns how many MatMuls it rewrote. It starts
+// only from a graph's cache (a present output, or what one is an
+// Identity or Cast of), whose shape [batch, kv_heads, total, head_dim]
+// the model's inputs and outputs are checked against, and leaves any
+// other graph as it is.
 func groupSharedKV(g *pb.Graph, k kvGroups) int {
 	rep := int64(k.rep())
 	if rep == 1 {
@@ -190,10 +192,54 @@ func (r *kvReader) ints(v string) (out []int64, ok bool) {
 	return out, true
 }
 
-// scalar says whether v is a constant of one element.
+// scalar says whether v is one number the same for every head: a
+// constant of one element, or a scale computed from one, or from one
+// dimension of a shape, through Sqrt, Cast, Reciprocal, Mul, Div and Pow
+// (torch's exporter writes attention's default scale, 1/√head_dim, from
+// the queries' shape).
 func (r *kvReader) scalar(v string) bool {
-	t := r.consts[v]
-	return t != nil && t.Elements() == 1
+	if t := r.consts[v]; t != nil {
+		return t.Elements() == 1
+	}
+	n := r.producer[v]
+	if n == nil || n.Domain != "" || len(n.Inputs) == 0 {
+		return false
+	}
+	switch n.OpType {
+	case "Sqrt", "Cast", "Reciprocal":
+		return r.scalar(n.Inputs[0])
+	case "Mul", "Div", "Pow":
+		return len(n.Inputs) == 2 && r.scalar(n.Inputs[0]) && r.scalar(n.Inputs[1])
+	case "Gather", "Slice":
+		return r.oneDim(n)
+	}
+	return false
+}
+
+// oneDim says whether n picks one dimension out of a Shape: a Gather at
+// one constant index, or a Slice of one constant step from a constant
+// start (-1 to the end, or i to i+1).
+func (r *kvReader) oneDim(n *pb.Node) bool {
+	if src := r.producer[n.Inputs[0]]; src == nil || src.OpType != "Shape" || src.Domain != "" {
+		return false
+	}
+	if n.OpType == "Gather" {
+		return len(n.Inputs) == 2 && r.consts[n.Inputs[1]] != nil && r.consts[n.Inputs[1]].Elements() == 1
+	}
+	if len(n.Inputs) < 3 || len(n.Inputs) > 4 && n.Inputs[4] != "" {
+		return false
+	}
+	starts, ok1 := r.ints(n.Inputs[1])
+	ends, ok2 := r.ints(n.Inputs[2])
+	if !ok1 || !ok2 || len(starts) != 1 || len(ends) != 1 {
+		return false
+	}
+	if len(n.Inputs) > 3 && n.Inputs[3] != "" {
+		if axes, ok := r.ints(n.Inputs[3]); !ok || len(axes) != 1 || axes[0] != 0 && axes[0] != -1 {
+			return false
+		}
+	}
+	return starts[0] == -1 && ends[0] >= math.MaxInt32 || starts[0] >= 0 && ends[0] == starts[0]+1
 }
 
 // isCache says whether x is a present output or what one is copied or

@@ -3,6 +3,7 @@ package onnx
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -118,6 +119,17 @@ func TestGroupSharedKV(t *testing.T) {
 			s := b.Op("Div", b.Op("Mul", b.Float(0.6), x), b.Float(1.5))
 			return b.Op("MatMul", q, b.OpAttr("Cast", []pb.Attribute{pb.AttrInt("to", int64(pb.Float))}, transposed(b, s)))
 		}}, attnGroups, 2},
+		{"keys scaled as torch writes attention's default scale", attnGraph{keys: func(b *pb.Builder, q, x string) string {
+			// √(1/√head_dim) on each side, head_dim from the queries' shape
+			dim := b.OpAttr("Cast", []pb.Attribute{pb.AttrInt("to", int64(pb.Float))},
+				b.Op("Slice", b.Op("Shape", q), b.Ints(-1), b.Ints(math.MaxInt64)))
+			scale := b.Op("Sqrt", b.Op("Div", b.Const(pb.FloatTensor("", []int64{1}, []float32{1})), b.Op("Sqrt", dim)))
+			return b.Op("MatMul", b.Op("Mul", q, scale), b.Op("Mul", transposed(b, x), scale))
+		}}, attnGroups, 2},
+		{"keys scaled by the keys' shape", attnGraph{keys: func(b *pb.Builder, q, x string) string {
+			all := b.OpAttr("Cast", []pb.Attribute{pb.AttrInt("to", int64(pb.Float))}, b.Op("Shape", x))
+			return b.Op("MatMul", q, b.Op("Div", transposed(b, x), b.Op("Sqrt", b.Op("ReduceMax", all))))
+		}}, attnGroups, 1},
 		{"repeat shape computed", attnGraph{expand: computedRepeat}, attnGroups, 2},
 		{"unsqueeze axis counted from the end", attnGraph{axes: []int64{-3}}, attnGroups, 2},
 		{"no heads shared", attnGraph{}, kvGroups{heads: 4, kvHeads: 4}, 0},
