@@ -169,7 +169,7 @@ func Graph(a Arch, c Config, w map[string]*seeded.Tensor, e Export) *pb.Model {
 		outs = b.OpOuts("If", len(outNames), branches, "use_cache_branch")
 	}
 	for i, v := range outs {
-		b.Output(v, outNames[i], io, outShapes[i]...)
+		b.OutputNamed(v, outNames[i], io, outShapes[i]...)
 	}
 	m := &pb.Model{
 		IRVersion:       IRVersion,

@@ -61,6 +61,44 @@ func (b *Builder) Output(value, name string, t DataType, shape ...Dim) {
 	b.g.Outputs = append(b.g.Outputs, &ValueInfo{Name: name, ElemType: t, Shape: shape})
 }
 
+// OutputNamed declares value as a graph output called name by naming the
+// node that computes it so, as exporters write their outputs; a value no
+// node of this graph computes, or one already an output, goes through an
+// Identity (Output).
+func (b *Builder) OutputNamed(value, name string, t DataType, shape ...Dim) {
+	var producer *Node
+	for _, n := range b.g.Nodes {
+		for _, o := range n.Outputs {
+			if o == value {
+				producer = n
+			}
+		}
+	}
+	for _, o := range b.g.Outputs {
+		if o.Name == value {
+			producer = nil
+		}
+	}
+	if producer == nil || value == name {
+		b.Output(value, name, t, shape...)
+		return
+	}
+	b.claim(name)
+	for _, n := range b.g.Nodes {
+		for i, v := range n.Outputs {
+			if v == value {
+				n.Outputs[i] = name
+			}
+		}
+		for i, v := range n.Inputs {
+			if v == value {
+				n.Inputs[i] = name
+			}
+		}
+	}
+	b.g.Outputs = append(b.g.Outputs, &ValueInfo{Name: name, ElemType: t, Shape: shape})
+}
+
 // Weight adds a named initializer to the outermost graph.
 func (b *Builder) Weight(t *Tensor) string {
 	b.claim(t.Name)
