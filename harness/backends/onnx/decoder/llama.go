@@ -128,8 +128,11 @@ func llamaLayer(l *Pass, r ropeTables, i int, x string) (out, presentK, presentV
 	return x, k, v
 }
 
+// rmsNorm is Hugging Face's LlamaRMSNorm as torch's exporter writes it:
+// weight · (x · rsqrt(mean(x²) + eps)), with x² a Pow and rsqrt 1 / Sqrt.
+// ONNX Runtime fuses that pattern into one SimplifiedLayerNormalization.
 func rmsNorm(p *Pass, x, weight string) string {
-	ms := p.Attr("ReduceMean", []pb.Attribute{pb.AttrInts("axes", -1), pb.AttrInt("keepdims", 1)}, p.Op("Mul", x, x))
-	r := p.Op("Sqrt", p.Op("Add", ms, p.B.Float(float32(p.c.NormEps))))
-	return p.Op("Mul", p.Op("Div", x, r), p.Weight(weight))
+	ms := p.Attr("ReduceMean", []pb.Attribute{pb.AttrInts("axes", -1), pb.AttrInt("keepdims", 1)}, p.Op("Pow", x, p.B.Float(2)))
+	r := p.Op("Div", p.B.Float(1), p.Op("Sqrt", p.Op("Add", ms, p.B.Float(float32(p.c.NormEps)))))
+	return p.Op("Mul", p.Weight(weight), p.Op("Mul", x, r))
 }

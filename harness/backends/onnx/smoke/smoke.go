@@ -27,7 +27,7 @@ import (
 // mistaken for the current one.
 const (
 	Name    = "feather-smoke"
-	Version = 2
+	Version = 3
 	// MarkerFile marks a folder as a built-in model and lists its files
 	// with their SHA-256, so a reader can check what ran.
 	MarkerFile = "feather_builtin.json"

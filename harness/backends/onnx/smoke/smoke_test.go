@@ -21,14 +21,14 @@ import (
 func TestFilesArePinned(t *testing.T) {
 	want := map[string]string{
 		"config.json":             "dfaf1440ffe136719f01d81f5007e822417c61d2d4fc5d67a9c2cf4d8eced711",
-		"feather_builtin.json":    "31c068c13352afb32fcfe56c707fea6c23c13a00dd60ed1b83ae3cd602cc3058",
+		"feather_builtin.json":    "2262deb77f0b715c697de4fc309657f1d2aef946d547ddcb3fc62307d19d9c14",
 		"generation_config.json":  "5b6926b315ba13b8d02529e464924be305cc1ebbed1bed6df2f3017e35babb0b",
-		"onnx/model.onnx":         "3659a7845174971dfe8621c69e7ce3501b1ac518bc02efb4caa21442e9d47150",
+		"onnx/model.onnx":         "1480c56e3bf8bd6127c0e35e1f603ad37b3a31c7b90017ae4d0339343f28e95e",
 		"special_tokens_map.json": "7420fb1004148bc44feb9cba3a72ee140f9bfa9ffa79a5e2e6d5c1612266f4ac",
 		"tokenizer.json":          "ec134fe100a7030c6de1866c99240774f644245ce0e8262d2a3bf369fdae0bca",
 		"tokenizer_config.json":   "a1a772380ca364c1aabb2ce26cba1772bfd90926cb0c33391e2f47f1882f2cc1",
 	}
-	dir := filepath.Join(t.TempDir(), "feather-smoke-v2")
+	dir := filepath.Join(t.TempDir(), "feather-smoke-v3")
 	require.NoError(t, smoke.Ensure(dir))
 	got := map[string]string{}
 	require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -49,18 +49,18 @@ func TestFilesArePinned(t *testing.T) {
 
 func TestDir(t *testing.T) {
 	t.Setenv(cachedir.Env, "/cache")
-	assert.Equal(t, "/cache/models/feather-smoke-v2", smoke.Dir())
+	assert.Equal(t, "/cache/models/feather-smoke-v3", smoke.Dir())
 }
 
 func TestEnsureBuildsOnceAndCompletely(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "models", "feather-smoke-v2")
+	dir := filepath.Join(t.TempDir(), "models", "feather-smoke-v3")
 	require.NoError(t, smoke.Ensure(dir))
 
 	b, err := smoke.ReadBuiltin(dir)
 	require.NoError(t, err)
 	require.NotNil(t, b)
 	assert.Equal(t, "feather-smoke", b.Name)
-	assert.Equal(t, 2, b.Version)
+	assert.Equal(t, 3, b.Version)
 	assert.True(t, b.Smoke)
 	var names []string
 	for n := range b.Files {
@@ -85,14 +85,14 @@ func TestEnsureBuildsOnceAndCompletely(t *testing.T) {
 }
 
 func TestEnsureRefusesAnIncompleteFolder(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "feather-smoke-v2")
+	dir := filepath.Join(t.TempDir(), "feather-smoke-v3")
 	require.NoError(t, smoke.Ensure(dir))
 	// A corrupted file makes the folder incomplete; Ensure says so and
 	// leaves the folder alone rather than deleting what is there.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tokenizer.json"), []byte("{}"), 0o644))
 	err := smoke.Ensure(dir)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "exists but is not a complete feather-smoke v2 model")
+	assert.Contains(t, err.Error(), "exists but is not a complete feather-smoke v3 model")
 	assert.Contains(t, err.Error(), "remove the folder and run again")
 	data, err := os.ReadFile(filepath.Join(dir, "tokenizer.json"))
 	require.NoError(t, err)

@@ -17,7 +17,7 @@ import (
 // harness/backends/onnx/smoke, so the reference forward pass checks what
 // `make bench` runs, and ORT agrees with it.
 func TestSmokeConfigIsTheBuiltinModel(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "feather-smoke-v2")
+	dir := filepath.Join(t.TempDir(), "feather-smoke-v3")
 	require.NoError(t, smoke.Ensure(dir))
 	m, err := testmodel.Build(filepath.Join(t.TempDir(), "same"), testmodel.SmokeConfig())
 	require.NoError(t, err)
