@@ -117,6 +117,18 @@ func sessionOptions(provider string, deviceID, threads int) (*ort.SessionOptions
 	return so, nil
 }
 
+// kvGrouped counts the attention products that read shared key/value
+// heads unrepeated (groupSharedKV), split or whole.
+func (r *runner) kvGrouped() int {
+	switch {
+	case r.split != nil:
+		return r.split.kvGrouped
+	case r.whole != nil:
+		return r.whole.kvGrouped
+	}
+	return 0
+}
+
 // other returns the runner's cache that is not c.
 func (r *runner) other(c *kvCache) *kvCache {
 	if c == r.kvA {

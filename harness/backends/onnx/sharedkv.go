@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"encoding/binary"
+	"maps"
 	"math"
 	"slices"
 
@@ -18,8 +19,10 @@ import (
 // kv_heads, rep·seq, x] stack each key/value head's queries, which then
 // multiply the unrepeated keys or values directly; the product is
 // reshaped back to [batch, heads, seq, y]. Each output is the same dot
-// product of the same numbers, so the logits do not change (the split's
-// tests hold them to the whole file's).
+// product of the same numbers, though ONNX Runtime's kernels may add a
+// decoding step's products in another order, since the step now
+// multiplies rep query rows a key/value head instead of one a head:
+// logits move within float32 rounding (TestGroupedDecodingMatchesFile).
 
 // kvGroups is how query heads share key/value heads (config.json).
 type kvGroups struct{ heads, kvHeads int }
@@ -40,27 +43,55 @@ const (
 	kvSuffix       = "/feather_kv"
 )
 
-// groupSharedKV rewrites every repeat_kv in g whose repeated keys or
-// values reach a MatMul only through Transpose, a Mul or Div by one
-// number, or Cast, and returns how many MatMuls it rewrote. It starts
-// only from a graph's cache (a present output, or what one is an
-// Identity or Cast of), whose shape [batch, kv_heads, total, head_dim]
-// the model's inputs and outputs are checked against, and leaves any
-// other graph as it is.
+// groupSharedKV rewrites every repeat_kv in g or its subgraphs (a merged
+// decoder's If branches) whose repeated keys or values reach a MatMul
+// only through Transpose, a Mul or Div by one number, or Cast, and
+// returns how many MatMuls it rewrote. It starts only from a graph's
+// cache (a present output, or what one is an Identity or Cast of), whose
+// shape [batch, kv_heads, total, head_dim] the model's inputs and
+// outputs are checked against, and leaves any other graph as it is.
 func groupSharedKV(g *pb.Graph, k kvGroups) int {
-	rep := int64(k.rep())
-	if rep == 1 {
+	if k.rep() == 1 {
 		return 0
 	}
-	r := newKVReader(g)
+	n := groupGraph(g, k, nil)
+	if n == 0 {
+		return 0
+	}
+	g.Initializers = append(g.Initializers,
+		pb.Int64Tensor(kvGroupedShape, []int64{4}, []int64{0, int64(k.kvHeads), -1, 0}),
+		pb.Int64Tensor(kvHeadsShape, []int64{4}, []int64{0, int64(k.heads), -1, 0}))
+	prune(g)
+	return n
+}
+
+// groupGraph rewrites the sites of g and of its subgraphs (a merged
+// decoder's If branches), whose enclosing graphs' constants are outer,
+// and returns how many it rewrote. The shapes the rewrite reads are the
+// outermost graph's initializers, which every subgraph sees.
+func groupGraph(g *pb.Graph, k kvGroups, outer map[string]*pb.Tensor) int {
+	r := newKVReader(g, outer)
 	var sites []kvSite
 	for _, n := range g.Nodes {
-		if s, ok := r.site(n, rep, int64(k.heads)); ok {
+		if s, ok := r.site(n, int64(k.rep()), int64(k.heads)); ok {
 			sites = append(sites, s)
 		}
 	}
+	count := len(sites)
+	for _, n := range g.Nodes {
+		for _, a := range n.Attrs {
+			for _, sub := range append(slices.Clone(a.Graphs), a.G) {
+				if sub != nil {
+					if c := groupGraph(sub, k, r.consts); c > 0 {
+						count += c
+						prune(sub)
+					}
+				}
+			}
+		}
+	}
 	if len(sites) == 0 {
-		return 0
+		return count
 	}
 	pre := map[*pb.Node]*pb.Node{}
 	post := map[*pb.Node]*pb.Node{}
@@ -83,18 +114,19 @@ func groupSharedKV(g *pb.Graph, k kvGroups) int {
 			nodes = append(nodes, p)
 		}
 	}
-	inits := append(slices.Clone(g.Initializers),
-		pb.Int64Tensor(kvGroupedShape, []int64{4}, []int64{0, int64(k.kvHeads), -1, 0}),
-		pb.Int64Tensor(kvHeadsShape, []int64{4}, []int64{0, int64(k.heads), -1, 0}))
+	g.Nodes = nodes
+	return count
+}
+
+// prune drops what g's outputs no longer need: a rewrite's Unsqueeze,
+// Expand and Reshape, and whatever computed their shapes.
+func prune(g *pb.Graph) {
 	var want []string
 	for _, o := range g.Outputs {
 		want = append(want, o.Name)
 	}
-	// The Unsqueeze, Expand and Reshape, and whatever computed their
-	// shapes, are read by nothing now.
-	g.Nodes, g.Initializers = liveNodes(nodes, inits, want)
+	g.Nodes, g.Initializers = liveNodes(g.Nodes, g.Initializers, want)
 	g.ValueInfo = producedInfo(g.ValueInfo, g.Nodes)
-	return len(sites)
 }
 
 // kvSite is one repeat_kv and the MatMul that reads it: x (the cache
@@ -140,9 +172,15 @@ type kvReader struct {
 	rank     map[string]int // declared ranks (value infos), where known
 }
 
-func newKVReader(g *pb.Graph) *kvReader {
+// newKVReader reads g, a subgraph of graphs whose constants are outer
+// (nil for the main graph).
+func newKVReader(g *pb.Graph, outer map[string]*pb.Tensor) *kvReader {
 	r := &kvReader{producer: map[string]*pb.Node{}, readers: map[string][]*pb.Node{},
-		outputs: map[string]bool{}, consts: initializerMap(g), rank: map[string]int{}}
+		outputs: map[string]bool{}, consts: maps.Clone(outer), rank: map[string]int{}}
+	if r.consts == nil {
+		r.consts = map[string]*pb.Tensor{}
+	}
+	maps.Copy(r.consts, initializerMap(g))
 	for _, n := range g.Nodes {
 		for _, o := range n.Outputs {
 			r.producer[o] = n

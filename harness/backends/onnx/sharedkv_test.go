@@ -208,12 +208,16 @@ func runAttn(t *testing.T, model []byte, g *pb.Graph) [][]float32 {
 }
 
 // TestWholeGraphMatchesFile: exports that run whole (a dynamic 8-bit or
-// NF4 head, a logits-to-keep input) are rewritten whole so their
-// attention reads shared key/value heads unrepeated, and give the file's
-// logits at every position of left-padded batches.
+// NF4 head, a logits-to-keep input, a merged decoder, whose attention is
+// in both branches of its If) are rewritten whole so their attention
+// reads shared key/value heads unrepeated, and give the file's logits at
+// every position of left-padded batches.
 func TestWholeGraphMatchesFile(t *testing.T) {
-	cases := []struct{ fixture, variant string }{
-		{"quant", "int8"}, {"quant", "uint8"}, {"quant", "bnb4"}, {"keep", ""},
+	cases := []struct {
+		fixture, variant string
+		branches         int // graphs holding the attention
+	}{
+		{"quant", "int8", 1}, {"quant", "uint8", 1}, {"quant", "bnb4", 1}, {"keep", "", 1}, {"merged", "", 2},
 	}
 	for _, c := range cases {
 		t.Run(c.fixture+"/"+c.variant, func(t *testing.T) {
@@ -222,7 +226,7 @@ func TestWholeGraphMatchesFile(t *testing.T) {
 			r := m.runners[0]
 			require.Nil(t, r.split, "the model runs whole")
 			require.NotNil(t, r.whole, "the whole graph is rewritten")
-			assert.Equal(t, 2*m.cfg.Layers, r.whole.kvGrouped, "each layer's scores and weighted values")
+			assert.Equal(t, 2*m.cfg.Layers*c.branches, r.whole.kvGrouped, "each layer's scores and weighted values")
 			file := wholeRunner(t, m)
 			var rows []stageRow
 			for i, n := range []int{7, 4, 6} {
@@ -251,7 +255,7 @@ func TestWholeGraphMatchesFile(t *testing.T) {
 // float16, so a value on a rounding boundary lands a float16 step
 // apart), and the tokens stay the same.
 func TestGroupedDecodingMatchesFile(t *testing.T) {
-	for _, name := range []string{"llama-gqa", "gemma3", "fp16"} {
+	for _, name := range []string{"llama-gqa", "gemma3", "fp16", "merged"} {
 		t.Run(name, func(t *testing.T) {
 			fx := fixture(t, name)
 			var seqs []genSeq
@@ -269,7 +273,7 @@ func TestGroupedDecodingMatchesFile(t *testing.T) {
 				return out, rows
 			}
 			m := open(t, fx.Dir, Options{})
-			require.Positive(t, m.runners[0].split.kvGrouped)
+			require.Positive(t, m.runners[0].kvGrouped())
 			got, gotRows := decode(m)
 			asFile(t, m)
 			want, wantRows := decode(m)
