@@ -102,7 +102,17 @@ func groupGraph(g *pb.Graph, k kvGroups, outer map[string]*pb.Tensor) int {
 		pre[s.mm] = &pb.Node{Name: s.mm.Name + kvSuffix + "/Reshape", OpType: "Reshape", Inputs: []string{s.mm.Inputs[0], kvGroupedShape}, Outputs: []string{grouped}}
 		s.mm.Inputs[0] = grouped
 		s.mm.Outputs[0] = y + kvSuffix
-		post[s.mm] = &pb.Node{Name: s.mm.Name + kvSuffix + "/Reshape_back", OpType: "Reshape", Inputs: []string{s.mm.Outputs[0], kvHeadsShape}, Outputs: []string{y}}
+		// A product scaled by one number is reshaped back after the
+		// scaling, which ONNX Runtime then folds into the product, as it
+		// did before the rewrite.
+		last := s.mm
+		if sc := r.only(y); sc != nil && r.scales(sc, y) {
+			replaceInput(sc, y, s.mm.Outputs[0])
+			y = sc.Outputs[0]
+			sc.Outputs[0] = y + kvSuffix
+			last = sc
+		}
+		post[last] = &pb.Node{Name: s.mm.Name + kvSuffix + "/Reshape_back", OpType: "Reshape", Inputs: []string{last.Outputs[0], kvHeadsShape}, Outputs: []string{y}}
 	}
 	var nodes []*pb.Node
 	for _, n := range g.Nodes {
@@ -341,14 +351,27 @@ func (r *kvReader) site(u *pb.Node, rep, heads int64) (kvSite, bool) {
 			s.mm = n
 			return s, true
 		case n.OpType == "Transpose" && r.keepsHeads(n), n.OpType == "Cast":
-		case n.OpType == "Mul" && len(n.Inputs) == 2 && (r.scalar(n.Inputs[0]) || r.scalar(n.Inputs[1])),
-			n.OpType == "Div" && len(n.Inputs) == 2 && n.Inputs[0] == cur && r.scalar(n.Inputs[1]):
+		case r.scales(n, cur):
 		default:
 			return kvSite{}, false
 		}
 		s.chain = append(s.chain, n)
 		cur = n.Outputs[0]
 	}
+}
+
+// scales says whether n multiplies v by one number, or divides it by one.
+func (r *kvReader) scales(n *pb.Node, v string) bool {
+	if n.Domain != "" || len(n.Inputs) != 2 || len(n.Outputs) != 1 {
+		return false
+	}
+	switch n.OpType {
+	case "Mul":
+		return n.Inputs[0] == v && r.scalar(n.Inputs[1]) || n.Inputs[1] == v && r.scalar(n.Inputs[0])
+	case "Div":
+		return n.Inputs[0] == v && r.scalar(n.Inputs[1])
+	}
+	return false
 }
 
 // unsqueezeAxes reads Unsqueeze's axes: an attribute before opset 13, an

@@ -130,6 +130,7 @@ func TestGroupSharedKV(t *testing.T) {
 			all := b.OpAttr("Cast", []pb.Attribute{pb.AttrInt("to", int64(pb.Float))}, b.Op("Shape", x))
 			return b.Op("MatMul", q, b.Op("Div", transposed(b, x), b.Op("Sqrt", b.Op("ReduceMax", all))))
 		}}, attnGroups, 1},
+		{"scores scaled after the product", attnGraph{keys: scaledScores}, attnGroups, 2},
 		{"repeat shape computed", attnGraph{expand: computedRepeat}, attnGroups, 2},
 		{"unsqueeze axis counted from the end", attnGraph{axes: []int64{-3}}, attnGroups, 2},
 		{"no heads shared", attnGraph{}, kvGroups{heads: 4, kvHeads: 4}, 0},
@@ -171,6 +172,40 @@ func TestGroupSharedKV(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scaledScores scales the scores after the product, as eager attention
+// does: q · kᵀ · 0.35.
+func scaledScores(b *pb.Builder, q, x string) string {
+	return b.Op("Mul", b.Op("MatMul", q, transposed(b, x)), b.Float(0.35))
+}
+
+// TestGroupSharedKVKeepsScaleFolded: scores scaled after the product are
+// reshaped back after the scaling, so ONNX Runtime still folds the scale
+// into the product (FusedMatMul's alpha), as it does in the export.
+func TestGroupSharedKVKeepsScaleFolded(t *testing.T) {
+	orttest.Require(t)
+	g := attnGraph{keys: scaledScores}.build()
+	require.Equal(t, 2, groupSharedKV(g, attnGroups))
+	model, err := (&pb.Model{IRVersion: 8, Opsets: []pb.Opset{{Version: 17}}, Graph: g}).Marshal()
+	require.NoError(t, err)
+	so, err := ort.NewSessionOptions()
+	require.NoError(t, err)
+	defer so.Destroy()
+	require.NoError(t, so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll))
+	optimized := filepath.Join(t.TempDir(), "optimized.onnx")
+	require.NoError(t, so.SetOptimizedModelFilePath(optimized))
+	sess, err := ort.NewDynamicAdvancedSessionWithONNXData(model, []string{"q", "k", "v"}, []string{"out"}, so)
+	require.NoError(t, err)
+	require.NoError(t, sess.Destroy())
+	got, err := pb.ReadFile(optimized, pb.ReadOptions{})
+	require.NoError(t, err)
+	var ops []string
+	for _, n := range got.Graph.Nodes {
+		ops = append(ops, n.OpType)
+	}
+	assert.NotContains(t, ops, "Mul", "the scale is folded into the product: %v", ops)
+	assert.Contains(t, ops, "FusedMatMul")
 }
 
 // runAttn runs an attention graph on fixed random q, k, v and returns its
