@@ -184,24 +184,12 @@ func scaledScores(b *pb.Builder, q, x string) string {
 // reshaped back after the scaling, so ONNX Runtime still folds the scale
 // into the product (FusedMatMul's alpha), as it does in the export.
 func TestGroupSharedKVKeepsScaleFolded(t *testing.T) {
-	orttest.Require(t)
 	g := attnGraph{keys: scaledScores}.build()
 	require.Equal(t, 2, groupSharedKV(g, attnGroups))
 	model, err := (&pb.Model{IRVersion: 8, Opsets: []pb.Opset{{Version: 17}}, Graph: g}).Marshal()
 	require.NoError(t, err)
-	so, err := ort.NewSessionOptions()
-	require.NoError(t, err)
-	defer so.Destroy()
-	require.NoError(t, so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll))
-	optimized := filepath.Join(t.TempDir(), "optimized.onnx")
-	require.NoError(t, so.SetOptimizedModelFilePath(optimized))
-	sess, err := ort.NewDynamicAdvancedSessionWithONNXData(model, []string{"q", "k", "v"}, []string{"out"}, so)
-	require.NoError(t, err)
-	require.NoError(t, sess.Destroy())
-	got, err := pb.ReadFile(optimized, pb.ReadOptions{})
-	require.NoError(t, err)
 	var ops []string
-	for _, n := range got.Graph.Nodes {
+	for _, n := range orttest.Optimized(t, model, []string{"q", "k", "v"}, []string{"out"}).Nodes {
 		ops = append(ops, n.OpType)
 	}
 	assert.NotContains(t, ops, "Mul", "the scale is folded into the product: %v", ops)

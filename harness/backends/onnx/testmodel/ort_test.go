@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -31,13 +32,7 @@ func openSession(t *testing.T, m *testmodel.Model, path string) *session {
 	t.Helper()
 	ins, outs, err := ort.GetInputOutputInfo(path)
 	require.NoError(t, err)
-	var inNames, outNames []string
-	for _, i := range ins {
-		inNames = append(inNames, i.Name)
-	}
-	for _, o := range outs {
-		outNames = append(outNames, o.Name)
-	}
+	inNames, outNames := names(ins), names(outs)
 	sess, err := ort.NewDynamicAdvancedSession(path, inNames, outNames, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { sess.Destroy() })
@@ -198,31 +193,24 @@ func TestLlamaGraphAsExported(t *testing.T) {
 		assert.Equal(t, "Concat", producer[o.Name], "%s", o.Name)
 	}
 
-	so, err := ort.NewSessionOptions()
+	data, err := os.ReadFile(m.File)
 	require.NoError(t, err)
-	defer so.Destroy()
-	require.NoError(t, so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll))
-	optimized := filepath.Join(t.TempDir(), "optimized.onnx")
-	require.NoError(t, so.SetOptimizedModelFilePath(optimized))
 	ins, outs, err := ort.GetInputOutputInfo(m.File)
 	require.NoError(t, err)
-	var inNames, outNames []string
-	for _, i := range ins {
-		inNames = append(inNames, i.Name)
-	}
-	for _, o := range outs {
-		outNames = append(outNames, o.Name)
-	}
-	sess, err := ort.NewDynamicAdvancedSession(m.File, inNames, outNames, so)
-	require.NoError(t, err)
-	require.NoError(t, sess.Destroy())
-	opt, err := onnxpb.ReadFile(optimized, onnxpb.ReadOptions{SkipData: true})
-	require.NoError(t, err)
 	norms := 0
-	for _, n := range opt.Graph.Nodes {
+	for _, n := range orttest.Optimized(t, data, names(ins), names(outs)).Nodes {
 		if n.OpType == "SimplifiedLayerNormalization" {
 			norms++
 		}
 	}
 	assert.Equal(t, 2*cfg.Layers+1, norms, "two RMSNorms a layer and the final one, each fused")
+}
+
+// names lists inputs' or outputs' names.
+func names(infos []ort.InputOutputInfo) []string {
+	var out []string
+	for _, i := range infos {
+		out = append(out, i.Name)
+	}
+	return out
 }
