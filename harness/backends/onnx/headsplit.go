@@ -25,19 +25,31 @@ import (
 // reshaped to [rows, width] hidden states, and the cache) and the head
 // (hidden rows → logits), which runs only on the positions a call reads.
 
+// rewrite is what every graph rewritten at load shares: its weights are
+// external data in dir, where they already lay (referStored), and
+// kvGrouped counts its attention products that read shared key/value
+// heads unrepeated (groupSharedKV).
+type rewrite struct {
+	dir       string
+	kvGrouped int
+}
+
 // headSplit is a model cut in two, serialised for ONNX Runtime.
 type headSplit struct {
+	rewrite
 	body, head []byte
-	// dir is the model's folder, where the halves' external data lies.
-	dir string
 	// hidden is the head's input: the body's output of that name, and the
 	// head's input of the same name.
 	hidden string
 	dtype  pb.DataType
 	width  int // hidden size: the head's input has [rows, width]
-	// kvGrouped counts the body's attention products that read shared
-	// key/value heads unrepeated (groupSharedKV).
-	kvGrouped int
+}
+
+// wholeGraph is a model rewritten but not split, serialised like a
+// split's halves.
+type wholeGraph struct {
+	rewrite
+	model []byte
 }
 
 // hiddenType is the hidden states' element type, as ONNX Runtime names it.
@@ -62,34 +74,62 @@ type sessionSource struct {
 	whole *wholeGraph
 }
 
-// newSessionSource splits the model at file (m, read with SkipData)
-// unless the export computes only the logits asked for itself (a
-// logits-to-keep input) or the split is not possible, which it says once.
-// The attention reads key/value heads that groups shares unrepeated,
-// split or whole.
+// newSessionSource rewrites the model at file (m, read with SkipData,
+// which it changes) once, at load: the attention reads key/value heads
+// that groups shares unrepeated, and the graph is cut at its head unless
+// the export computes only the logits asked for itself (a logits-to-keep
+// input) or the cut is not possible, which it says once. Uncut, the
+// graph is written back whole if the attention was rewritten.
 func newSessionSource(file string, m *pb.Model, spec *ioSpec, groups kvGroups) *sessionSource {
 	src := &sessionSource{file: file, spec: spec}
+	rw, err := prepareRewrite(file, m, groups)
+	if err != nil {
+		if spec.keepInput == "" {
+			noteNoSplit(file, err)
+		}
+		return src
+	}
 	if spec.keepInput == "" {
-		split, err := planHeadSplit(file, m, spec.vocab, groups)
+		split, err := planHeadSplit(m, spec.vocab)
 		if err == nil {
+			split.rewrite = rw
 			src.split = split
 			return src
 		}
 		noteNoSplit(file, err)
 	}
-	src.whole = planWhole(file, m, groups)
+	if rw.kvGrouped > 0 {
+		if model, err := m.Marshal(); err == nil {
+			src.whole = &wholeGraph{rewrite: rw, model: model}
+		}
+	}
 	return src
 }
 
+// prepareRewrite readies the model at path (m, read with SkipData, which
+// it changes) to be written back for ONNX Runtime: it refuses what
+// onnxpb would not write back as it is, refers every weight to where its
+// data already lies, in path itself or in the export's external data
+// file (so a rewrite costs neither a copy of the weights in memory nor
+// the 2 GiB limit of one protobuf), and has the attention read key/value
+// heads that groups shares unrepeated.
+func prepareRewrite(path string, m *pb.Model, groups kvGroups) (rewrite, error) {
+	if err := checkRoundTrip(m); err != nil {
+		return rewrite{}, err
+	}
+	dir, err := referStored(path, m)
+	if err != nil {
+		return rewrite{}, err
+	}
+	return rewrite{dir: dir, kvGrouped: groupSharedKV(m.Graph, groups)}, nil
+}
+
 func (s *sessionSource) newRunner(provider string, deviceID, threads int) (*runner, error) {
-	if s.split == nil && s.whole == nil {
-		return newRunner(s.file, s.spec, nil, provider, deviceID, threads)
+	r, rewriteErr := newRunner(s.file, s.spec, s.split, s.whole, provider, deviceID, threads)
+	if rewriteErr == nil || s.split == nil && s.whole == nil {
+		return r, rewriteErr
 	}
-	r, rewriteErr := openRunner(s.file, s.spec, s.split, s.whole, provider, deviceID, threads)
-	if rewriteErr == nil {
-		return r, nil
-	}
-	r, err := newRunner(s.file, s.spec, nil, provider, deviceID, threads)
+	r, err := newRunner(s.file, s.spec, nil, nil, provider, deviceID, threads)
 	if err != nil {
 		return nil, err // the model fails whole too: that is the error to report
 	}
@@ -100,45 +140,6 @@ func (s *sessionSource) newRunner(provider string, deviceID, threads int) (*runn
 	}
 	s.split, s.whole = nil, nil
 	return r, nil
-}
-
-// wholeGraph is a model rewritten without a split, serialised like a
-// split's halves: its weights stay where they lie, in dir.
-type wholeGraph struct {
-	model     []byte
-	dir       string
-	kvGrouped int // attention products reading key/value heads unrepeated
-}
-
-// planWhole rewrites the model at path (m, read with SkipData, which it
-// changes) so its attention reads shared key/value heads unrepeated, or
-// returns nil where there is nothing to rewrite or it cannot be written
-// back, leaving the file to run as it is.
-func planWhole(path string, m *pb.Model, groups kvGroups) *wholeGraph {
-	if groups.rep() == 1 || checkRoundTrip(m) != nil {
-		return nil
-	}
-	dir, err := referStored(path, m)
-	if err != nil {
-		return nil
-	}
-	w := &wholeGraph{dir: dir, kvGrouped: groupSharedKV(m.Graph, groups)}
-	if w.kvGrouped == 0 {
-		return nil
-	}
-	if w.model, err = m.Marshal(); err != nil {
-		return nil
-	}
-	return w
-}
-
-// rewrittenDir is where a rewritten graph's external data lies: the
-// split's, else whole's.
-func rewrittenDir(split *headSplit, whole *wholeGraph) string {
-	if split != nil {
-		return split.dir
-	}
-	return whole.dir
 }
 
 var (
@@ -171,28 +172,17 @@ const (
 	splitHiddenShape = "feather_split_hidden_shape"
 )
 
-// planHeadSplit cuts the model at path (m, read with SkipData, which it
-// changes), or says why it cannot; the body's attention reads key/value
-// heads that groups shares unrepeated (groupSharedKV). The halves hold no weights: each initializer refers to where its data
-// already lies, in path itself or in the export's external data file,
+// planHeadSplit cuts m, made ready by prepareRewrite, at its head, or
+// says why it cannot. The halves hold no weights, only where they lie,
 // so ONNX Runtime reads them from the model's folder (newRunner tells it
-// where) and a split costs neither a copy of the weights in memory nor
-// the 2 GiB limit of one protobuf.
-func planHeadSplit(path string, m *pb.Model, vocab int, groups kvGroups) (*headSplit, error) {
-	if err := checkRoundTrip(m); err != nil {
-		return nil, err
-	}
+// where); the caller sets the split's rewrite.
+func planHeadSplit(m *pb.Model, vocab int) (*headSplit, error) {
 	g := m.Graph
 	h, err := findHead(g, vocab)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := referStored(path, m)
-	if err != nil {
-		return nil, err
-	}
-	s := &headSplit{hidden: h.input, dtype: h.dtype, width: h.width, dir: dir}
-	s.kvGrouped = groupSharedKV(g, groups)
+	s := &headSplit{hidden: h.input, dtype: h.dtype, width: h.width}
 	body := bodyGraph(g, h)
 	head := headGraph(g, h)
 	if s.body, err = marshalGraph(m, body); err != nil {

@@ -23,7 +23,7 @@ const splitTol = 1e-5
 // wholeRunner opens m's file unsplit: today's path, every position.
 func wholeRunner(t *testing.T, m *Model) *runner {
 	t.Helper()
-	r, err := newRunner(m.file, m.spec, nil, "", 0, 0)
+	r, err := newRunner(m.file, m.spec, nil, nil, "", 0, 0)
 	require.NoError(t, err)
 	t.Cleanup(func() { r.close() })
 	return r
@@ -34,7 +34,16 @@ func splitFile(t *testing.T, path string, vocab int) (*headSplit, error) {
 	t.Helper()
 	m, err := pb.ReadFile(path, pb.ReadOptions{SkipData: true})
 	require.NoError(t, err)
-	return planHeadSplit(path, m, vocab, kvGroups{})
+	rw, err := prepareRewrite(path, m, kvGroups{})
+	if err != nil {
+		return nil, err
+	}
+	s, err := planHeadSplit(m, vocab)
+	if err != nil {
+		return nil, err
+	}
+	s.rewrite = rw
+	return s, nil
 }
 
 // TestHeadSplitMatchesWhole runs left-padded batches through the split
@@ -111,10 +120,10 @@ func TestHeadSplitGemm(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, width, split.width)
 	spec := &ioSpec{inputs: []string{"input_ids"}, outputs: []string{"logits"}, logitsType: ort.TensorElementDataTypeFloat, vocab: vocab}
-	whole, err := newRunner(path, spec, nil, "", 0, 0)
+	whole, err := newRunner(path, spec, nil, nil, "", 0, 0)
 	require.NoError(t, err)
 	defer whole.close()
-	r, err := newRunner(path, spec, split, "", 0, 0)
+	r, err := newRunner(path, spec, split, nil, "", 0, 0)
 	require.NoError(t, err)
 	defer r.close()
 	st := &step{rows: 2, seq: 3, ids: []int64{0, 1, 2, 3, 4, 5}}

@@ -280,7 +280,7 @@ func TestStageZeroComputesNoLogits(t *testing.T) {
 		t.Run(tt.fixture, func(t *testing.T) {
 			fx := fixture(t, tt.fixture)
 			m := open(t, fx.Dir, Options{})
-			r, err := newRunner(m.file, m.spec, m.runners[0].split, "", 0, 0)
+			r, err := newRunner(m.file, m.spec, m.runners[0].split, nil, "", 0, 0)
 			require.NoError(t, err)
 			t.Cleanup(func() { r.close() })
 			require.True(t, r.logitsWhereRead(), "the runner computes logits only where asked")

@@ -24,7 +24,7 @@ type runner struct {
 	// keeps into logits.
 	head  *ort.DynamicAdvancedSession
 	split *headSplit
-	// whole is set when the model runs whole but rewritten (planWhole).
+	// whole is set when the model runs unsplit but rewritten.
 	whole         *wholeGraph
 	hidden, rowsH []byte
 	// norm, when set, gives each row of logits its maximum and log-sum
@@ -39,14 +39,9 @@ type runner struct {
 	kvA, kvB *kvCache
 }
 
-// newRunner opens the model at path, or its split when split is set.
-func newRunner(path string, spec *ioSpec, split *headSplit, provider string, deviceID, threads int) (*runner, error) {
-	return openRunner(path, spec, split, nil, provider, deviceID, threads)
-}
-
-// openRunner is newRunner that, without a split, opens whole (the
-// model at path rewritten) when it is set.
-func openRunner(path string, spec *ioSpec, split *headSplit, whole *wholeGraph, provider string, deviceID, threads int) (*runner, error) {
+// newRunner opens the model at path, or its split when split is set, or
+// else whole (the model rewritten) when that is set.
+func newRunner(path string, spec *ioSpec, split *headSplit, whole *wholeGraph, provider string, deviceID, threads int) (*runner, error) {
 	so, err := sessionOptions(provider, deviceID, threads)
 	if err != nil {
 		return nil, err
@@ -58,7 +53,8 @@ func openRunner(path string, spec *ioSpec, split *headSplit, whole *wholeGraph, 
 			return nil, fmt.Errorf("ONNX Runtime cannot create the session normalising %s's logits: %w", path, err)
 		}
 	}
-	if split == nil && whole == nil {
+	rw := r.rewritten()
+	if rw == nil {
 		r.sess, err = ort.NewDynamicAdvancedSession(path, spec.inputs, spec.outputs, so)
 		if err != nil {
 			r.close()
@@ -67,8 +63,7 @@ func openRunner(path string, spec *ioSpec, split *headSplit, whole *wholeGraph, 
 		return r, nil
 	}
 	// A rewritten graph's weights are external data in the model's folder.
-	dir := rewrittenDir(split, whole)
-	if err := so.AddSessionConfigEntry("session.model_external_initializers_file_folder_path", dir); err != nil {
+	if err := so.AddSessionConfigEntry("session.model_external_initializers_file_folder_path", rw.dir); err != nil {
 		r.close()
 		return nil, err
 	}
@@ -117,16 +112,16 @@ func sessionOptions(provider string, deviceID, threads int) (*ort.SessionOptions
 	return so, nil
 }
 
-// kvGrouped counts the attention products that read shared key/value
-// heads unrepeated (groupSharedKV), split or whole.
-func (r *runner) kvGrouped() int {
+// rewritten is what Open rewrote of the graph the runner runs; nil when
+// it runs the file as exported.
+func (r *runner) rewritten() *rewrite {
 	switch {
 	case r.split != nil:
-		return r.split.kvGrouped
+		return &r.split.rewrite
 	case r.whole != nil:
-		return r.whole.kvGrouped
+		return &r.whole.rewrite
 	}
-	return 0
+	return nil
 }
 
 // other returns the runner's cache that is not c.
