@@ -416,6 +416,16 @@ func attrInt(n *pb.Node, name string, def int64) int64 {
 	return def
 }
 
+// attrInts is n's list-of-ints attribute name; ok is false without one.
+func attrInts(n *pb.Node, name string) (v []int64, ok bool) {
+	for _, a := range n.Attrs {
+		if a.Name == name && a.Type == pb.AttrIntsType {
+			return a.Ints, true
+		}
+	}
+	return nil, false
+}
+
 func initializerMap(g *pb.Graph) map[string]*pb.Tensor {
 	out := map[string]*pb.Tensor{}
 	for _, t := range g.Initializers {
@@ -497,11 +507,9 @@ func applyWeightOp(n *pb.Node, in weightType) (weightType, error) {
 	case "Cast":
 		in.dtype = pb.DataType(attrInt(n, "to", 0))
 	case "Transpose":
-		perm := []int64{1, 0}
-		for _, a := range n.Attrs {
-			if a.Name == "perm" {
-				perm = a.Ints
-			}
+		perm, ok := attrInts(n, "perm")
+		if !ok {
+			perm = []int64{1, 0}
 		}
 		if len(in.dims) != 2 || !slices.Equal(perm, []int64{1, 0}) {
 			return in, fmt.Errorf("the weight's Transpose has perm %v on shape %v", perm, in.dims)
@@ -646,19 +654,26 @@ func liveNodes(nodes []*pb.Node, inits []*pb.Tensor, want []string) ([]*pb.Node,
 // flow, every name its subgraphs' nodes read.
 func nodeReads(n *pb.Node) []string {
 	out := slices.Clone(n.Inputs)
+	for _, g := range subgraphs(n) {
+		for _, sn := range g.Nodes {
+			out = append(out, nodeReads(sn)...)
+		}
+		for _, o := range g.Outputs {
+			out = append(out, o.Name)
+		}
+	}
+	return out
+}
+
+// subgraphs is every graph n's attributes hold (control flow's branches
+// and bodies).
+func subgraphs(n *pb.Node) []*pb.Graph {
+	var out []*pb.Graph
 	for _, a := range n.Attrs {
-		subs := a.Graphs
 		if a.G != nil {
-			subs = append(subs, a.G)
+			out = append(out, a.G)
 		}
-		for _, g := range subs {
-			for _, sn := range g.Nodes {
-				out = append(out, nodeReads(sn)...)
-			}
-			for _, o := range g.Outputs {
-				out = append(out, o.Name)
-			}
-		}
+		out = append(out, a.Graphs...)
 	}
 	return out
 }

@@ -79,14 +79,10 @@ func groupGraph(g *pb.Graph, k kvGroups, outer map[string]*pb.Tensor) int {
 	}
 	count := len(sites)
 	for _, n := range g.Nodes {
-		for _, a := range n.Attrs {
-			for _, sub := range append(slices.Clone(a.Graphs), a.G) {
-				if sub != nil {
-					if c := groupGraph(sub, k, r.consts); c > 0 {
-						count += c
-						prune(sub)
-					}
-				}
+		for _, sub := range subgraphs(n) {
+			if c := groupGraph(sub, k, r.consts); c > 0 {
+				count += c
+				prune(sub)
 			}
 		}
 	}
@@ -143,8 +139,7 @@ func prune(g *pb.Graph) {
 // value) → Unsqueeze → Expand → Reshape → chain → mm's second input.
 type kvSite struct {
 	x     string
-	first *pb.Node // the Reshape's reader: chain[0], or mm
-	from  string   // the Reshape's output, which first reads
+	from  string // the Reshape's output, which the chain (or mm) reads
 	chain []*pb.Node
 	mm    *pb.Node
 }
@@ -152,16 +147,13 @@ type kvSite struct {
 // rewire makes the chain read x itself, renaming the chain's values,
 // whose head axis now holds kv_heads.
 func (s kvSite) rewire() {
-	replaceInput(s.first, s.from, s.x)
-	for i, n := range s.chain {
-		old := n.Outputs[0]
-		n.Outputs[0] = old + kvSuffix
-		next := s.mm
-		if i+1 < len(s.chain) {
-			next = s.chain[i+1]
-		}
-		replaceInput(next, old, n.Outputs[0])
+	old, new := s.from, s.x
+	for _, n := range s.chain {
+		replaceInput(n, old, new)
+		old, new = n.Outputs[0], n.Outputs[0]+kvSuffix
+		n.Outputs[0] = new
 	}
+	replaceInput(s.mm, old, new)
 }
 
 func replaceInput(n *pb.Node, old, new string) {
@@ -340,9 +332,6 @@ func (r *kvReader) site(u *pb.Node, rep, heads int64) (kvSite, bool) {
 		if n == nil || n.Domain != "" {
 			return kvSite{}, false
 		}
-		if s.first == nil {
-			s.first = n
-		}
 		switch {
 		case n.OpType == "MatMul" && n.Inputs[1] == cur && n.Inputs[0] != cur:
 			if rk, known := r.rank[n.Inputs[0]]; known && rk != 4 {
@@ -380,21 +369,12 @@ func (r *kvReader) unsqueezeAxes(u *pb.Node) ([]int64, bool) {
 	if len(u.Inputs) > 1 {
 		return r.ints(u.Inputs[1])
 	}
-	for _, a := range u.Attrs {
-		if a.Name == "axes" && a.Type == pb.AttrIntsType {
-			return a.Ints, true
-		}
-	}
-	return nil, false
+	return attrInts(u, "axes")
 }
 
 // keepsHeads says whether a Transpose leaves batch and heads in place
 // (the keys' [0, 1, 3, 2]), so it commutes with the repeat.
 func (r *kvReader) keepsHeads(n *pb.Node) bool {
-	for _, a := range n.Attrs {
-		if a.Name == "perm" && a.Type == pb.AttrIntsType {
-			return len(a.Ints) == 4 && a.Ints[0] == 0 && a.Ints[1] == 1
-		}
-	}
-	return false // no perm reverses every axis
+	perm, ok := attrInts(n, "perm")
+	return ok && len(perm) == 4 && perm[0] == 0 && perm[1] == 1 // no perm reverses every axis
 }
