@@ -65,7 +65,10 @@ func (a attnGraph) build() *pb.Graph {
 	q := b.Input("q", pb.Float, dims(2, 4, 3, 8)...)
 	kc := b.Op("Tanh", b.Input("k", pb.Float, dims(2, 2, 5, 8)...))
 	vc := b.Op("Tanh", b.Input("v", pb.Float, dims(2, 2, 5, 8)...))
-	axes := cmpOr(a.axes, []int64{2})
+	axes := a.axes
+	if axes == nil {
+		axes = []int64{2}
+	}
 	expand := a.expand
 	if expand == nil {
 		expand = writtenRepeat
@@ -87,13 +90,6 @@ func (a attnGraph) build() *pb.Graph {
 		b.Output(rk, "repeated", pb.Float)
 	}
 	return b.Graph()
-}
-
-func cmpOr(a, b []int64) []int64 {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // transposed is the keys as exporters feed them to the scores: [0, 1, 3, 2].
