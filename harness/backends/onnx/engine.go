@@ -18,9 +18,11 @@ import (
 // its context once (stage 1), reads the first continuation token of every
 // member from the context's last position, and, for members with longer
 // continuations, runs only the continuation tokens on top of the context's
-// cache, one row per member (stage 2). When every continuation is one
-// token long, stage 2 is skipped: that is lm-eval's one-token grouping,
-// which falls out of the same plan. A group of one runs as a single row.
+// cache, one row per member (stage 2), together with the continuations
+// of the stage-1 batches around it (a wave), so that stage 2's calls are
+// full. When every continuation is one token long, stage 2 is skipped:
+// that is lm-eval's one-token grouping, which falls out of the same plan.
+// A group of one runs as a single row.
 // Rows whose contexts only begin alike (a task's template) run the
 // shared beginning once, in stage 0 (prefix.go), and stage 1 runs only
 // their own tokens on its cache. Every stage cuts its rows into calls
@@ -209,7 +211,7 @@ func cheapestCuts(lens []int, overhead int, fits func(start, end int) bool) [][2
 }
 
 // scoreSeqs returns one result per sequence. progress, when set, hears of
-// the sequences done as each batch finishes (lm.ScoreOptions.Progress).
+// the sequences done as each wave finishes (lm.ScoreOptions.Progress).
 func (m *Model) scoreSeqs(ctx context.Context, seqs []scoreSeq, progress func(done, total int)) ([]seqScore, error) {
 	out := make([]seqScore, len(seqs))
 	for i := range out {
@@ -223,17 +225,19 @@ func (m *Model) scoreSeqs(ctx context.Context, seqs []scoreSeq, progress func(do
 			return nil, err
 		}
 	}
-	batches := batchRows(rows, m.batchTokens, maxBatchRows, m.spec.leftPadOK())
+	waves := m.waves(batchRows(rows, m.batchTokens, maxBatchRows, m.spec.leftPadOK()))
 	var mu sync.Mutex
 	done := 0
-	err := m.parallel(ctx, len(batches), func(r *runner, i int) error {
-		if err := m.scoreBatch(r, batches[i], seqs, out); err != nil {
+	err := m.parallel(ctx, len(waves), func(r *runner, i int) error {
+		if err := m.scoreWave(r, waves[i], seqs, out); err != nil {
 			return err
 		}
 		if progress != nil {
 			mu.Lock()
 			defer mu.Unlock()
-			done += batchSeqs(batches[i])
+			for _, batch := range waves[i] {
+				done += batchSeqs(batch)
+			}
 			progress(done, len(seqs))
 		}
 		return nil
@@ -254,6 +258,72 @@ func batchSeqs(rows []stageRow) int {
 		}
 	}
 	return len(seen)
+}
+
+// waveCaches is a wave's budget of kept context caches, in stage-2 calls'
+// worth (contTokens).
+const waveCaches = 2
+
+// waves groups stage-1 batches into waves: a wave runs its batches'
+// stage 1, keeping each context's cache, then the continuations of all of
+// them together in stage 2. Continuations from one batch alone filled few
+// calls: on a full μBench run over the SmolLM2-135M shape, 77 stage-1
+// batches left 206 stage-2 calls of 70 positions on average, each reading
+// every weight. Consecutive batches (of similar widths, longest first)
+// share a wave while their kept caches stay within waveCaches ×
+// contTokens cached tokens, and within an even share of all of them per
+// runner, so every runner gets work. A batch that keeps no cache (no
+// continuation longer than a token) is a wave of its own. So is every
+// batch of an export that cannot mask a row's past slot by slot
+// (leftPadOK): the rows of its stage-2 calls must share their past's
+// length.
+func (m *Model) waves(batches [][]stageRow) [][][]stageRow {
+	total := 0
+	for _, b := range batches {
+		total += keptTokens(b)
+	}
+	budget := 0
+	if total > 0 && m.spec.leftPadOK() {
+		budget = min(waveCaches*m.contTokens(), (total+len(m.runners)-1)/len(m.runners))
+	}
+	var out [][][]stageRow
+	open, used := -1, 0 // the wave taking kept caches, and what it holds
+	for _, b := range batches {
+		n := keptTokens(b)
+		if n == 0 || budget == 0 {
+			out = append(out, [][]stageRow{b})
+			continue
+		}
+		if open < 0 || used+n > budget {
+			out, open, used = append(out, nil), len(out), 0
+		}
+		out[open] = append(out[open], b)
+		used += n
+	}
+	return out
+}
+
+// keptTokens is the cache a stage-1 batch keeps for stage 2, in cached
+// tokens (rows × its shared prefixes and width): none when no row has
+// continuations to run.
+func keptTokens(rows []stageRow) int {
+	if !keepsKV(rows) {
+		return 0
+	}
+	past := 0
+	for _, r := range rows {
+		past = max(past, r.start())
+	}
+	return len(rows) * (past + len(rows[0].tokens))
+}
+
+func keepsKV(rows []stageRow) bool {
+	for _, r := range rows {
+		if r.keepKV {
+			return true
+		}
+	}
+	return false
 }
 
 const (
@@ -345,22 +415,45 @@ func addScore(out []seqScore, t target, view *logitsView, b, s int) {
 	out[t.seq].greedy = out[t.seq].greedy && greedy
 }
 
-func (m *Model) scoreBatch(r *runner, rows []stageRow, seqs []scoreSeq, out []seqScore) error {
+// scoreWave runs a wave: each batch's stage 1, keeping the caches its
+// continuations need, then stage 2 over all of them.
+func (m *Model) scoreWave(r *runner, wave [][]stageRow, seqs []scoreSeq, out []seqScore) error {
+	var conts []contRow
+	kept := 0
+	for _, rows := range wave {
+		var kv *kvCache
+		if keepsKV(rows) {
+			kv = r.keptCache(kept)
+			kept++
+		}
+		st, err := m.runStage1(r, rows, kv, out)
+		if err != nil {
+			return err
+		}
+		if kv == nil {
+			continue
+		}
+		for b, row := range rows {
+			mask := st.mask[b*kv.length : (b+1)*kv.length]
+			for _, s := range row.members {
+				conts = append(conts, contRow{kv: kv, row: b, mask: mask, seq: s})
+			}
+		}
+	}
+	return m.continueRows(r, conts, seqs, out)
+}
+
+// runStage1 runs one stage-1 batch, scores its targets, and leaves the
+// batch's cache in kv when kv is set.
+func (m *Model) runStage1(r *runner, rows []stageRow, kv *kvCache, out []seqScore) (*step, error) {
 	width := len(rows[0].tokens)
 	st := m.leftPadded(rows, width)
 	st.want = wantedPositions(rows, width)
 	st.logProbs = true
 	underPrefixes(st, rows, r.kvB)
-	var kv *kvCache
-	for _, row := range rows {
-		if row.keepKV {
-			kv = r.kvA
-			break
-		}
-	}
 	view, err := r.run(st, kv)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for b, row := range rows {
 		pad := width - len(row.tokens)
@@ -368,10 +461,7 @@ func (m *Model) scoreBatch(r *runner, rows []stageRow, seqs []scoreSeq, out []se
 			addScore(out, t, view, b, pad+t.pos)
 		}
 	}
-	if kv == nil {
-		return nil
-	}
-	return m.continueRows(r, rows, st, kv, seqs, out)
+	return st, nil
 }
 
 // wantedPositions lists, ascending and once each, the positions (b·width
@@ -415,70 +505,61 @@ func (m *Model) leftPadded(rows []stageRow, width int) *step {
 	return st
 }
 
-// contRow is one stage-2 row: a member's continuation after its context.
+// contRow is one stage-2 row: a member's continuation after its context,
+// whose cache is row row of kv, masked by mask (kv.length slots).
 type contRow struct {
-	parent int // stage-1 row holding the context
-	seq    int
+	kv   *kvCache
+	row  int
+	mask []int64
+	seq  int
 }
 
 // continueRows runs stage 2: each member's continuation (minus its last
 // token) on top of its context's cache, right-padded (or, for exports
 // that allow no padding, only continuations of one length together).
-func (m *Model) continueRows(r *runner, rows []stageRow, st1 *step, kv *kvCache, seqs []scoreSeq, out []seqScore) error {
-	var all []contRow
-	for b, row := range rows {
-		for _, s := range row.members {
-			all = append(all, contRow{parent: b, seq: s})
-		}
-	}
+// A call's past is its longest context cache; a shorter one fills its
+// row's first slots, the rest zeroed and masked, as stage 0's prefixes
+// are under stage 1.
+func (m *Model) continueRows(r *runner, all []contRow, seqs []scoreSeq, out []seqScore) error {
 	// Longest first, cut by the cache each call carries (contTokens) and
 	// where padding costs less than another call would (cheapestCuts).
 	// GroupQueryAttention allows no padding, and on a past it takes
 	// several tokens only in a call of one row ("batch_size must be 1
 	// when sequence_length > 1 and past context is given").
 	sort.SliceStable(all, func(i, j int) bool { return seqs[all[i].seq].n > seqs[all[j].seq].n })
-	past := kv.length
-	sub := r.kvB
 	lens := make([]int, len(all))
 	for i, c := range all {
 		lens[i] = seqs[c.seq].n - 1
 	}
+	longest := pastOf(all)
 	for _, cut := range cheapestCuts(lens, callCost, func(start, end int) bool {
-		return end-start <= maxContRows && (end-start)*(past+lens[start]) <= m.contTokens() &&
+		return end-start <= maxContRows && (end-start)*(longest(start, end)+lens[start]) <= m.contTokens() &&
 			(!m.spec.unpadded || lens[end-1] == lens[start] && lens[start] == 1)
 	}) {
-		seq := lens[cut[0]]
 		chunk := all[cut[0]:cut[1]]
-
-		idx := make([]int, len(chunk))
+		past, seq := longest(cut[0], cut[1]), lens[cut[0]]
+		sub := r.kvB
+		sub.resize(len(chunk), past)
 		st := &step{rows: len(chunk), seq: seq, past: sub, logProbs: true}
 		st.ids = make([]int64, len(chunk)*seq)
 		st.mask = make([]int64, len(chunk)*(past+seq))
 		st.pos = make([]int64, len(chunk)*seq)
 		for i, c := range chunk {
-			idx[i] = c.parent
+			sub.placeRow(i, c.kv, c.row)
+			copy(st.mask[i*(past+seq):], c.mask)
 			s := seqs[c.seq]
 			cont := s.tokens[len(s.tokens)-s.n:]
 			ctxLen := len(s.tokens) - s.n
-			copy(st.mask[i*(past+seq):], st1.mask[c.parent*past:(c.parent+1)*past])
 			for k := 0; k < seq; k++ {
 				j := i*seq + k
+				st.ids[j], st.pos[j] = int64(m.pad), int64(ctxLen+k)
 				if k < len(cont)-1 {
 					st.ids[j] = int64(cont[k])
 					st.mask[i*(past+seq)+past+k] = 1
-					st.pos[j] = int64(ctxLen + k)
-				} else {
-					st.ids[j] = int64(m.pad)
-					st.pos[j] = int64(ctxLen + k)
+					st.want = append(st.want, j) // padding is never read
 				}
 			}
 		}
-		for i, c := range chunk {
-			for k := 0; k < seqs[c.seq].n-1; k++ {
-				st.want = append(st.want, i*seq+k) // padding is never read
-			}
-		}
-		kv.gather(sub, idx)
 		view, err := r.run(st, nil)
 		if err != nil {
 			return err
@@ -492,6 +573,22 @@ func (m *Model) continueRows(r *runner, rows []stageRow, st1 *step, kv *kvCache,
 		}
 	}
 	return nil
+}
+
+// pastOf returns the longest context cache among rows[start:end], for
+// cheapestCuts, which asks for one start at a time with end growing by
+// one: the answer is kept and extended.
+func pastOf(rows []contRow) func(start, end int) int {
+	lastStart, lastEnd, longest := -1, -1, 0
+	return func(start, end int) int {
+		if start != lastStart || end < lastEnd {
+			lastStart, lastEnd, longest = start, start, 0
+		}
+		for ; lastEnd < end; lastEnd++ {
+			longest = max(longest, rows[lastEnd].kv.length)
+		}
+		return longest
+	}
 }
 
 // contTokens is the stage-2 budget in cached tokens (rows × cache length).

@@ -37,6 +37,8 @@ type runner struct {
 	view    logitsView
 	// kvA and kvB are caches a job may use while it holds the runner.
 	kvA, kvB *kvCache
+	// kept holds a scoring wave's context caches (keptCache).
+	kept []*kvCache
 }
 
 // newRunner opens the model at path, or its split when split is set, or
@@ -136,6 +138,15 @@ func (r *runner) other(c *kvCache) *kvCache {
 // positions they want (a split head, a logits-to-keep input) rather than
 // at every position, which normalising rows and large generation batches
 // pay off on.
+// keptCache is the runner's i-th cache for a scoring wave's contexts,
+// reused from wave to wave.
+func (r *runner) keptCache(i int) *kvCache {
+	for len(r.kept) <= i {
+		r.kept = append(r.kept, newKVCache(r.spec))
+	}
+	return r.kept[i]
+}
+
 func (r *runner) logitsWhereRead() bool { return r.split != nil || r.spec.keepInput != "" }
 
 func (r *runner) close() error {

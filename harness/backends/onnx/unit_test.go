@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	ort "github.com/yalue/onnxruntime_go"
 )
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -302,6 +303,67 @@ func TestBatchRows(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, lens(batchRows(mk(tt.rows...), tt.budget, tt.maxRows, tt.leftPad)))
+		})
+	}
+}
+
+// TestWaves: stage-1 batches that keep caches share a wave while the
+// caches fit waveCaches × contTokens and an even share per runner; a
+// batch that keeps none is a wave of its own, and so is every batch of an
+// export that cannot mask its past slot by slot.
+func TestWaves(t *testing.T) {
+	prefix := &sharedPrefix{tokens: make([]int, 10)}
+	// batch is rows rows of width tokens (after a 10-token shared prefix
+	// with prefixed), keeping their cache when keep.
+	type batch struct {
+		rows, width    int
+		keep, prefixed bool
+	}
+	tests := []struct {
+		name     string
+		batches  []batch
+		runners  int
+		unpadded bool
+		want     [][]int // batch indexes per wave
+	}{
+		// 100 + 80 fit the 200 cached tokens; 60 more would not.
+		{"within the budget", []batch{{2, 50, true, false}, {2, 40, true, false}, {2, 30, true, false}}, 1, false, [][]int{{0, 1}, {2}}},
+		{"no cache kept: alone", []batch{{2, 50, true, false}, {4, 20, false, false}, {2, 40, true, false}}, 1, false, [][]int{{0, 2}, {1}}},
+		// 240 over two runners: 120 each.
+		{"a share per runner", []batch{{2, 30, true, false}, {2, 30, true, false}, {2, 30, true, false}, {2, 30, true, false}}, 2, false, [][]int{{0, 1}, {2, 3}}},
+		{"over the budget alone", []batch{{3, 100, true, false}, {1, 10, true, false}}, 1, false, [][]int{{0}, {1}}},
+		// 2 × (10 + 45) = 110, then 2 × 45 = 90: 200 in all.
+		{"shared prefixes count", []batch{{2, 45, true, true}, {2, 45, true, false}, {1, 1, true, false}}, 1, false, [][]int{{0, 1}, {2}}},
+		{"unpadded", []batch{{2, 10, true, false}, {2, 10, true, false}}, 1, true, [][]int{{0}, {1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// One cached token is 8 bytes: contTokens is 100.
+			spec := &ioSpec{hasMask: true, hasPos: true, unpadded: tt.unpadded, layers: 1, kvHeads: 1, headDim: 1, kvType: ort.TensorElementDataTypeFloat}
+			m := &Model{spec: spec, runners: make([]*runner, tt.runners), contBytes: 800}
+			require.Equal(t, 100, m.contTokens())
+			var batches [][]stageRow
+			index := map[*stageRow]int{}
+			for i, b := range tt.batches {
+				rows := make([]stageRow, b.rows)
+				for r := range rows {
+					rows[r] = stageRow{tokens: make([]int, b.width), keepKV: b.keep && r == 0}
+					if b.prefixed {
+						rows[r].shared = prefix
+					}
+				}
+				index[&rows[0]] = i
+				batches = append(batches, rows)
+			}
+			var got [][]int
+			for _, w := range m.waves(batches) {
+				var ids []int
+				for _, b := range w {
+					ids = append(ids, index[&b[0]])
+				}
+				got = append(got, ids)
+			}
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }
