@@ -531,7 +531,7 @@ func (m *Model) continueRows(r *runner, all []contRow, seqs []scoreSeq, out []se
 	for i, c := range all {
 		lens[i] = seqs[c.seq].n - 1
 	}
-	longest := pastOf(all)
+	longest := longestPast(all)
 	for _, cut := range cheapestCuts(lens, callCost, func(start, end int) bool {
 		return end-start <= maxContRows && (end-start)*(longest(start, end)+lens[start]) <= m.contTokens() &&
 			(!m.spec.unpadded || lens[end-1] == lens[start] && lens[start] == 1)
@@ -575,10 +575,10 @@ func (m *Model) continueRows(r *runner, all []contRow, seqs []scoreSeq, out []se
 	return nil
 }
 
-// pastOf returns the longest context cache among rows[start:end], for
+// longestPast returns the longest context cache among rows[start:end], for
 // cheapestCuts, which asks for one start at a time with end growing by
 // one: the answer is kept and extended.
-func pastOf(rows []contRow) func(start, end int) int {
+func longestPast(rows []contRow) func(start, end int) int {
 	lastStart, lastEnd, longest := -1, -1, 0
 	return func(start, end int) int {
 		if start != lastStart || end < lastEnd {

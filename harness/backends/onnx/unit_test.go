@@ -368,6 +368,24 @@ func TestWaves(t *testing.T) {
 	}
 }
 
+// TestLongestPast: the longest context cache of a range, asked as
+// cheapestCuts asks (one start, end growing) and in any other order.
+func TestLongestPast(t *testing.T) {
+	var rows []contRow
+	for _, n := range []int{3, 9, 2, 5, 7} {
+		rows = append(rows, contRow{kv: &kvCache{length: n}})
+	}
+	longest := longestPast(rows)
+	for _, q := range []struct{ start, end, want int }{
+		{3, 4, 5}, {3, 5, 7}, // one start, growing
+		{0, 1, 3}, {0, 2, 9}, {0, 5, 9},
+		{2, 4, 5}, {2, 3, 2}, // a shorter range from the same start
+		{4, 5, 7},
+	} {
+		assert.Equal(t, q.want, longest(q.start, q.end), "rows [%d, %d)", q.start, q.end)
+	}
+}
+
 // TestGenBatches: a decoding batch costs a prefill call and a call per
 // new token after the first, so prompts' padding is weighed against
 // callCost × the new tokens; the budget counts prompt and new tokens.
