@@ -217,15 +217,10 @@ func (m *Model) scoreSeqs(ctx context.Context, seqs []scoreSeq, progress func(do
 	for i := range out {
 		out[i].greedy = true
 	}
-	useCache := m.spec.layers > 0 && !m.noCache
-	rows := planRows(seqs, useCache)
-	if useCache {
-		stage0 := m.prefixBatches(m.sharePrefixes(rows))
-		if err := m.parallel(ctx, len(stage0), func(r *runner, i int) error { return m.runPrefixes(r, stage0[i]) }); err != nil {
-			return nil, err
-		}
+	stage0, waves := m.scorePlan(seqs)
+	if err := m.parallel(ctx, len(stage0), func(r *runner, i int) error { return m.runPrefixes(r, stage0[i]) }); err != nil {
+		return nil, err
 	}
-	waves := m.waves(batchRows(rows, m.batchTokens, maxBatchRows, m.spec.leftPadOK()))
 	var mu sync.Mutex
 	done := 0
 	err := m.parallel(ctx, len(waves), func(r *runner, i int) error {
@@ -246,6 +241,17 @@ func (m *Model) scoreSeqs(ctx context.Context, seqs []scoreSeq, progress func(do
 		return nil, err
 	}
 	return out, nil
+}
+
+// scorePlan is how scoreSeqs runs seqs: stage 0's calls (none without a
+// cache), then the waves of stage-1 batches and their stage 2.
+func (m *Model) scorePlan(seqs []scoreSeq) (stage0 [][]*sharedPrefix, waves [][][]stageRow) {
+	useCache := m.spec.layers > 0 && !m.noCache
+	rows := planRows(seqs, useCache)
+	if useCache {
+		stage0 = m.prefixBatches(m.sharePrefixes(rows)) // cuts the prefixes off rows
+	}
+	return stage0, m.waves(batchRows(rows, m.batchTokens, maxBatchRows, m.spec.leftPadOK()))
 }
 
 // batchSeqs is how many sequences a stage-1 batch scores: each row's

@@ -90,9 +90,8 @@ func newSessionSource(file string, m *pb.Model, spec *ioSpec, groups kvGroups) *
 		return src
 	}
 	if spec.keepInput == "" {
-		split, err := planHeadSplit(m, spec.vocab)
+		split, err := planHeadSplit(m, spec.vocab, rw)
 		if err == nil {
-			split.rewrite = rw
 			src.split = split
 			return src
 		}
@@ -172,17 +171,17 @@ const (
 	splitHiddenShape = "feather_split_hidden_shape"
 )
 
-// planHeadSplit cuts m, made ready by prepareRewrite, at its head, or
-// says why it cannot. The halves hold no weights, only where they lie,
+// planHeadSplit cuts m, made ready by prepareRewrite (rw), at its head,
+// or says why it cannot. The halves hold no weights, only where they lie,
 // so ONNX Runtime reads them from the model's folder (newRunner tells it
-// where); the caller sets the split's rewrite.
-func planHeadSplit(m *pb.Model, vocab int) (*headSplit, error) {
+// where).
+func planHeadSplit(m *pb.Model, vocab int, rw rewrite) (*headSplit, error) {
 	g := m.Graph
 	h, err := findHead(g, vocab)
 	if err != nil {
 		return nil, err
 	}
-	s := &headSplit{hidden: h.input, dtype: h.dtype, width: h.width}
+	s := &headSplit{rewrite: rw, hidden: h.input, dtype: h.dtype, width: h.width}
 	body := bodyGraph(g, h)
 	head := headGraph(g, h)
 	if s.body, err = marshalGraph(m, body); err != nil {
@@ -426,6 +425,20 @@ func attrInts(n *pb.Node, name string) (v []int64, ok bool) {
 	return nil, false
 }
 
+// constantValue is a Constant node's tensor (its value attribute); nil
+// for another node or another form of Constant.
+func constantValue(n *pb.Node) *pb.Tensor {
+	if n.OpType != "Constant" || n.Domain != "" {
+		return nil
+	}
+	for _, a := range n.Attrs {
+		if a.Name == "value" && a.T != nil {
+			return a.T
+		}
+	}
+	return nil
+}
+
 func initializerMap(g *pb.Graph) map[string]*pb.Tensor {
 	out := map[string]*pb.Tensor{}
 	for _, t := range g.Initializers {
@@ -464,14 +477,11 @@ func (w *weightResolver) resolve(name string) (weightType, error) {
 	var out weightType
 	switch n.OpType {
 	case "Constant":
-		for _, a := range n.Attrs {
-			if a.Name == "value" && a.T != nil {
-				out = weightType{a.T.DataType, a.T.Dims}
-			}
-		}
-		if out.dtype == 0 {
+		t := constantValue(n)
+		if t == nil {
 			return out, fmt.Errorf("%s is a Constant without a tensor value", name)
 		}
+		out = weightType{t.DataType, t.Dims}
 	case "Identity", "Cast", "Transpose", "DequantizeLinear":
 		for i, in := range n.Inputs {
 			if in == "" {
@@ -573,14 +583,10 @@ func bodyGraph(g *pb.Graph, h *lmHead) *pb.Graph {
 			out.Outputs = append(out.Outputs, o)
 		}
 	}
-	nodes := append(slices.Clone(g.Nodes), reshape)
-	inits := append(slices.Clone(g.Initializers), shape)
-	var want []string
-	for _, o := range out.Outputs {
-		want = append(want, o.Name)
-	}
-	out.Nodes, out.Initializers = liveNodes(nodes, inits, want)
-	out.ValueInfo = producedInfo(g.ValueInfo, out.Nodes)
+	out.Nodes = append(slices.Clone(g.Nodes), reshape)
+	out.Initializers = append(slices.Clone(g.Initializers), shape)
+	out.ValueInfo = g.ValueInfo
+	prune(out)
 	return out
 }
 
@@ -614,6 +620,18 @@ func headGraph(g *pb.Graph, h *lmHead) *pb.Graph {
 	out.Outputs = []*pb.ValueInfo{{Name: outLogits, ElemType: logitsType, Shape: []pb.Dim{pb.P("rows"), pb.P("vocab")}}}
 	out.Nodes, out.Initializers = liveNodes(nodes, g.Initializers, []string{outLogits})
 	return out
+}
+
+// prune drops what g's outputs no longer need (a rewrite's Unsqueeze,
+// Expand and Reshape and whatever computed their shapes, the nodes a cut
+// leaves behind) and the value infos of what is gone.
+func prune(g *pb.Graph) {
+	var want []string
+	for _, o := range g.Outputs {
+		want = append(want, o.Name)
+	}
+	g.Nodes, g.Initializers = liveNodes(g.Nodes, g.Initializers, want)
+	g.ValueInfo = producedInfo(g.ValueInfo, g.Nodes)
 }
 
 // liveNodes keeps, in order, the nodes the wanted values depend on and

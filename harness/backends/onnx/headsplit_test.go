@@ -38,12 +38,7 @@ func splitFile(t *testing.T, path string, vocab int) (*headSplit, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := planHeadSplit(m, vocab)
-	if err != nil {
-		return nil, err
-	}
-	s.rewrite = rw
-	return s, nil
+	return planHeadSplit(m, vocab, rw)
 }
 
 // TestHeadSplitMatchesWhole runs left-padded batches through the split

@@ -188,7 +188,8 @@ func TestPlansAgreeOnRandomWork(t *testing.T) {
 				if budget > 0 {
 					m.contBytes = 1 // stage 2 at its floor of 64 cached tokens a call
 					if m.spec.leftPadOK() {
-						assert.True(t, mixesPasts(m.waves(batchRows(planRows(seqs, true), budget, maxBatchRows, true))), "the work runs contexts of different lengths in one stage-2 call")
+						_, waves := m.scorePlan(seqs)
+						assert.True(t, mixesPasts(waves), "the work runs contexts of different lengths in one stage-2 call")
 					}
 				}
 				got, err := m.scoreSeqs(context.Background(), seqs, nil)
@@ -205,17 +206,18 @@ func TestPlansAgreeOnRandomWork(t *testing.T) {
 	}
 }
 
-// mixesPasts says whether a wave holds kept caches of different lengths,
-// whose continuations then share stage-2 calls.
+// mixesPasts says whether a wave holds kept caches of different lengths
+// (a batch's shared prefixes and width), whose continuations then share
+// stage-2 calls.
 func mixesPasts(waves [][][]stageRow) bool {
 	for _, w := range waves {
-		widths := map[int]bool{}
+		lengths := map[int]bool{}
 		for _, b := range w {
-			if keepsKV(b) {
-				widths[len(b[0].tokens)] = true
+			if n := keptTokens(b); n > 0 {
+				lengths[n/len(b)] = true
 			}
 		}
-		if len(widths) > 1 {
+		if len(lengths) > 1 {
 			return true
 		}
 	}

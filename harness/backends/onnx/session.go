@@ -134,10 +134,6 @@ func (r *runner) other(c *kvCache) *kvCache {
 	return r.kvA
 }
 
-// logitsWhereRead says the runner's calls compute logits only at the
-// positions they want (a split head, a logits-to-keep input) rather than
-// at every position, which normalising rows and large generation batches
-// pay off on.
 // keptCache is the runner's i-th cache for a scoring wave's contexts,
 // reused from wave to wave.
 func (r *runner) keptCache(i int) *kvCache {
@@ -147,6 +143,10 @@ func (r *runner) keptCache(i int) *kvCache {
 	return r.kept[i]
 }
 
+// logitsWhereRead says the runner's calls compute logits only at the
+// positions they want (a split head, a logits-to-keep input) rather than
+// at every position, which normalising rows and large generation batches
+// pay off on.
 func (r *runner) logitsWhereRead() bool { return r.split != nil || r.spec.keepInput != "" }
 
 func (r *runner) close() error {

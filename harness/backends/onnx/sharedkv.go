@@ -124,17 +124,6 @@ func groupGraph(g *pb.Graph, k kvGroups, outer map[string]*pb.Tensor) int {
 	return count
 }
 
-// prune drops what g's outputs no longer need: a rewrite's Unsqueeze,
-// Expand and Reshape, and whatever computed their shapes.
-func prune(g *pb.Graph) {
-	var want []string
-	for _, o := range g.Outputs {
-		want = append(want, o.Name)
-	}
-	g.Nodes, g.Initializers = liveNodes(g.Nodes, g.Initializers, want)
-	g.ValueInfo = producedInfo(g.ValueInfo, g.Nodes)
-}
-
 // kvSite is one repeat_kv and the MatMul that reads it: x (the cache
 // value) → Unsqueeze → Expand → Reshape → chain → mm's second input.
 type kvSite struct {
@@ -192,12 +181,8 @@ func newKVReader(g *pb.Graph, outer map[string]*pb.Tensor) *kvReader {
 		for _, in := range nodeReads(n) {
 			r.readers[in] = append(r.readers[in], n)
 		}
-		if n.OpType == "Constant" && n.Domain == "" {
-			for _, a := range n.Attrs {
-				if a.Name == "value" && a.T != nil {
-					r.consts[n.Outputs[0]] = a.T
-				}
-			}
+		if t := constantValue(n); t != nil {
+			r.consts[n.Outputs[0]] = t
 		}
 	}
 	for _, o := range g.Outputs {
