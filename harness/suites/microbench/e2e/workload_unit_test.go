@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -40,4 +41,21 @@ func TestSpreadTakesWholeQuestionsFromAcrossTheList(t *testing.T) {
 		{Context: "e", Continuation: "1"}, {Context: "e", Continuation: "2"}, {Context: "e", Continuation: "3"}, {Context: "e", Continuation: "4"},
 	}, got)
 	assert.Len(t, spread(reqs, 100), 32)
+}
+
+// Two prompts of 3 and 5 tokens generating 3 and 1 tokens, on a model of
+// 10 body and 2 head multiply-adds a token, at 1 multiply-add a second,
+// reading its weights in 30 s: the prefill is 8 positions through the
+// body and each prompt's last through the head (84 s), then steps 1 and
+// 2 decode one row (12 s of arithmetic) each.
+func TestGenFloorAddsOrOverlapsEachStepsReadAndArithmetic(t *testing.T) {
+	in := tjsInput{Generate: []struct {
+		IDs []int `json:"ids"`
+	}{{IDs: []int{1, 2, 3}}, {IDs: []int{1, 2, 3, 4, 5}}}}
+	gens := []lm.GenerateResult{{OutputTokens: 3}, {OutputTokens: 1}}
+	m := macs{body: 10, head: 2}
+	assert.Equal(t, (84+2*30)*time.Second, m.genFloor(in, gens, 1, 30*time.Second, overlapped))
+	assert.Equal(t, (84+2*42)*time.Second, m.genFloor(in, gens, 1, 30*time.Second, serial))
+	// A read shorter than a step's arithmetic: overlapped, the arithmetic.
+	assert.Equal(t, (84+2*12)*time.Second, m.genFloor(in, gens, 1, 5*time.Second, overlapped))
 }
