@@ -31,9 +31,9 @@ PAIRS="
 # transformers.js does ÷ the least work's and the speedup the least work
 # would give at ONNX Runtime's best measured rate (the ceiling); and a
 # full μBench run ÷ the time to compute each of its distinct prefix
-# tokens once on the same engine. Generation's floor is printed twice:
-# each step the more of reading the weights and its arithmetic (any
-# engine), and their sum (ONNX Runtime's kernels, which measured so).
+# tokens once on the same engine. Beside generation's floor (each step
+# the more of reading the weights and its arithmetic) is an estimate with
+# their sum, as ONNX Runtime's kernels measured on the SmolLM2 shape.
 # Last, each variant file's speed beside the float32 file's on the perf
 # fixture (scoring and greedy generation, CPU time; above 1× is faster),
 # figures without a goal.
@@ -55,10 +55,10 @@ GOALS="
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|score-ceiling-x|  (SmolLM2-shaped scoring: the least work at ONNX Runtime's best measured rate on this model would give %.1f×)
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|gen-ceiling-x|  (SmolLM2-shaped generation: the least work at ONNX Runtime's best measured rate on this model would give %.1f×)
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJS6L|gen-floor-x|  (6L generation: the least time at that rate, each decoding step reading the weights once, would give %.1f×)
-./harness/suites/microbench/e2e|BenchmarkVsTransformersJS6L|gen-serial-floor-x|  (6L generation: the same with each step's read and arithmetic adding up, as ONNX Runtime's kernels do here, would give %.1f×)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJS6L|gen-serial-x|  (6L generation: the same with each step's read and arithmetic adding up instead, as ONNX Runtime's kernels measured on the SmolLM2 shape, would give %.1f×: an estimate, not a bound)
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|weight-read-ms|  (SmolLM2-shaped: reading the weights once takes %.1f ms, from the cheapest call)
 ./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|gen-floor-x|  (SmolLM2-shaped generation: the least time at that rate, each decoding step reading the weights once, would give %.1f×)
-./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|gen-serial-floor-x|  (SmolLM2-shaped generation: the same with each step's read and arithmetic adding up, as ONNX Runtime's kernels do here, would give %.1f×)
+./harness/suites/microbench/e2e|BenchmarkVsTransformersJSSmolLM2|gen-serial-x|  (SmolLM2-shaped generation: the same with each step's read and arithmetic adding up instead, as ONNX Runtime's kernels measured on this shape, would give %.1f×: an estimate, not a bound)
 ./harness/suites/microbench/e2e|BenchmarkMicrobenchBound|x-bound|μBench ÷ distinct-prefix bound: %.2f× (goal ≤ 1.1×)
 ./harness/backends/onnx|BenchmarkVariants|fp16-score-x|variant fp16, scoring speed ÷ fp32's on the perf fixture: %.2f×
 ./harness/backends/onnx|BenchmarkVariants|fp16-gen-x|variant fp16, generation speed ÷ fp32's on the perf fixture: %.2f×
