@@ -36,10 +36,17 @@ func TestCollapse(t *testing.T) {
 	if mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil || strings.Contains(string(mode), "[never]") {
 		t.Skipf("transparent huge pages are off here (%q, %v)", mode, err)
 	}
+	// Each region sits between inaccessible huge pages of its own: the
+	// kernel merges adjacent anonymous mappings of the same protection
+	// into one, and a dense region merged with the sparse one (or another
+	// neighbour) would be too little resident to be collapsed, as the
+	// test saw once in CI.
 	alloc := func(n int) []byte {
-		b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+		b, err := unix.Mmap(-1, 0, n+2*size, unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 		require.NoError(t, err)
 		t.Cleanup(func() { unix.Munmap(b) })
+		b = b[size : size+n]
+		require.NoError(t, unix.Mprotect(b, unix.PROT_READ|unix.PROT_WRITE))
 		return b
 	}
 	dense, sparse := alloc(16*size), alloc(16*size)
