@@ -51,8 +51,9 @@ var overheadTasks = []string{"data-total", "realworld-benign", "realworld-veggie
 // ceil(trials/16) × 200 ms, as a share of the ideal: what the harness
 // and the HTTP client add, with the little the replay itself costs. It
 // is taken from the fastest of the runs (b.N, at least overheadRuns),
-// since other work on a shared machine only ever adds time. A go benchmark, not a test: the figure is
-// only meaningful on a quiet machine.
+// since other work on a shared machine only ever adds time. A go
+// benchmark, not a test: the figure is only meaningful on a quiet
+// machine.
 //
 // floor-% is the same figure for a pool of the same shape whose trials
 // only sleep 200 ms, measured beside each run: what timers and the

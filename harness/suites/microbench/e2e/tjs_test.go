@@ -196,15 +196,15 @@ func (m macs) genWork(in tjsInput, gens []lm.GenerateResult) work {
 	return w
 }
 
-// genFloor is the least CPU time greedy decoding of these prompts can
-// take on this runtime and machine, however it batches: the least work's
-// prefill (each prompt's positions through the body, the head at its
-// last) at the best rate, then one step per token after the first of the
-// longest generation (every prompt decoding together), each step
-// costing combine(reading the weights once, its rows' arithmetic at the
-// best rate). With overlapped (the more of the two) it is the floor of any
-// engine: a step of a few rows costs about the read alone, which the
-// rate-based ceiling (gen-ceiling-x) leaves out. With serial (their sum)
+// genFloor prices greedy decoding of these prompts on this runtime and
+// machine, however it batches: the least work's prefill (each prompt's
+// positions through the body, the head at its last) at the best rate,
+// then one step per token after the first of the longest generation
+// (every prompt decoding together), each step costing combine(reading the
+// weights once, its rows' arithmetic at the best rate). With overlapped
+// (the more of the two) it is the floor of any engine: a step of a few
+// rows costs about the read alone, which the rate-based ceiling
+// (gen-ceiling-x) leaves out. With serial (their sum)
 // it estimates an engine whose matrix kernels read the weights and
 // compute one after the other, as ONNX Runtime's measured on the SmolLM2
 // shape (a step of 8 rows took about the read plus 8 rows' arithmetic).
