@@ -24,12 +24,17 @@ test: deps browser-deps
 		--junitfile $(RESULTS)/junit.xml --jsonfile $(RESULTS)/test-events.json \
 		-- $(TESTFLAGS) $(PKGS)
 
-## bench: the three suites on the built-in smoke model, then the report (its path is printed last)
+## bench: the three suites on the built-in smoke model, then the report, its path and what to try next
 bench: deps
 	$(GO) test -count=1 $(TESTFLAGS) -run '^(TestFeatherweight|TestMicrobench|TestFeatherbench)$$' . \
 		-models=smoke -fb.no-rubric $(BENCHFLAGS)
 	@$(GO) run ./cmd/feather leaderboard $(RESULTS)/latest --out $(RESULTS)/latest/leaderboard
 	@$(GO) run ./cmd/feather report $(RESULTS)/latest
+	@echo
+	@echo "Next:"
+	@echo "  open the report        $(RESULTS)/latest/report/index.html"
+	@echo "  run a real model       go run ./cmd/feather pull HuggingFaceTB/SmolLM2-135M-Instruct && go test -run TestFeatherweight . -fw.models=smollm2-135m-instruct"
+	@echo "  write your own task    docs/featherbench.md#writing-tasks, then go test -run TestFeatherbench . -fb.models=smoke -fb.no-rubric"
 
 ## vet: go vet and gofmt
 vet:

@@ -312,7 +312,7 @@ func TestFBRubricDryRun(t *testing.T) {
 		want   string
 	}{
 		{"panel", featherbench.RubricOptions{Judges: []string{"good", "heron"}},
-			"generation calls: 8 (2 models × 4 tasks × 1 trials)\nrubric calls: 6 per judge × 2 judges (good, heron) = 12\nupper bound: 20 API calls, before retries\n"},
+			"generation calls: 8 (2 models × 4 tasks × 1 trial)\nrubric calls: 6 per judge × 2 judges (good, heron) = 12\nupper bound: 20 API calls, before retries\n"},
 		{"every model judges", featherbench.RubricOptions{Judges: []string{"all"}},
 			"rubric calls: 6 per judge × 3 judges (good, shaky, heron) = 18\nupper bound: 26 API calls, before retries\n"},
 		{"no rubric", featherbench.RubricOptions{Judges: []string{"good", "heron"}, Off: true},
@@ -351,7 +351,7 @@ func TestFBUnopenableJudge(t *testing.T) {
 		{name: "backend missing from this build", owl: orEntry,
 			logged: `rubric judging skipped: judge "owl": model "owl": backend unavailable in this build: `},
 		{name: "backend fails to open", owl: `"owl": {"backend": "onnx", "path": "no-such-model-folder"}`,
-			failed: `rubric judging could not start, so 3 trial(s) of tasks with a rubric were recorded without rubric scores (their checker results stand): judge "owl": model "owl": `},
+			failed: `rubric judging could not start, so 3 trials of tasks with a rubric were recorded without rubric scores (their checker results stand): judge "owl": model "owl": `},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -401,7 +401,7 @@ func TestFBUnopenableJudge(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, notes, 1)
 			assert.True(t, strings.HasPrefix(notes[0], tt.logged), notes[0])
-			assert.True(t, strings.HasSuffix(notes[0], "; 3 trial(s) of tasks with a rubric were recorded without rubric scores (their checker results stand). "+
+			assert.True(t, strings.HasSuffix(notes[0], "; 3 trials of tasks with a rubric were recorded without rubric scores (their checker results stand). "+
 				"Build with the judge's tag, name judges this build can open with -fb.judge, or pass -fb.no-rubric"), notes[0])
 		})
 	}

@@ -21,7 +21,7 @@ func TestFBDryRunAllLeavesOutTheSmokeModel(t *testing.T) {
 		Rubric: featherbench.RubricOptions{Judges: []string{"all"}},
 		Dir:    rundir.New(filepath.Join(t.TempDir(), "results"), time.Now()),
 	})
-	assert.Contains(t, plan, "(3 models × 4 tasks × 1 trials)")
+	assert.Contains(t, plan, "(3 models × 4 tasks × 1 trial)")
 	assert.Contains(t, plan, "× 3 judges (good, shaky, heron)")
 	assert.NotContains(t, plan, "smoke")
 }

@@ -2,7 +2,6 @@ package feather_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -86,12 +85,10 @@ func runFeatherbench(t *testing.T, tr *progress.Tracker, c featherbench.Config, 
 	}
 	c.Stop, c.OpenJudge, c.Report, c.Logf = interrupts.Stop(), openCached, report.WriteFeatherbenchReport, t.Logf
 	fb, err := featherbench.NewRun(c)
-	if errors.Is(err, featherbench.ErrNoTasks) {
-		t.Skip(err)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
+	requireRunSelects(t, runSelection{flag: "-fb.models", catalog: c.Catalog, layout: "<model>/<task-id>/<trial>", selected: entryKeys(fb.Panel()), selects: fb.Selects})
 	if c.DryRun {
 		fb.WritePlan(os.Stdout)
 		return nil
@@ -124,6 +121,7 @@ func fbModel(t *testing.T, tr *progress.Tracker, fb *featherbench.Run, e catalog
 	}
 	o := unitOptions("featherbench", e.Key)
 	o.Gate = gated
+	o.Narrowed = append(o.Narrowed, fbNarrowing(*optFBTasksDir, options.List(*optFBTasks), options.List(*optFBCategories))...)
 	unit.Subtests(t, o, featherbench.Units(recs), featherbench.Scores(recs))
 }
 

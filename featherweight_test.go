@@ -44,7 +44,10 @@ func TestFeatherweight(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := featherweight.NewResults(ds.Info, func() (string, error) { return run.Sub("featherweight") })
-	for _, e := range selectModels(t, *optFWCatalog, suiteModels(*optFWModels)) {
+	models := selectModels(t, *optFWCatalog, suiteModels(*optFWModels))
+	requireRunSelects(t, runSelection{flag: "-fw.models", catalog: *optFWCatalog, layout: "<model>/<style>/<item-id>", selected: entryKeys(models),
+		selects: func(_ string, sel func(...string) bool) bool { return fwRun(t, styles, ds.Items, sel).Any() }})
+	for _, e := range models {
 		t.Run(e.Key, func(t *testing.T) {
 			skipIfStopped(t)
 			fw := fwRun(t, styles, ds.Items, shard.And(runfilter.FromFlags().Under("TestFeatherweight", e.Key), featherweight.InShard(runShard, ds.Items)))

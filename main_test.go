@@ -125,7 +125,9 @@ func skipIfStopped(t *testing.T) {
 }
 
 // unitOptions is how a suite's units become subtests in this run: -strict,
-// the regression gate (-update records it) and whether Ctrl-C cut the run.
+// the regression gate (-update records it; -run, -skip and -shard narrow
+// it) and whether Ctrl-C cut the run.
 func unitOptions(suite, model string) unit.Options {
-	return unit.Options{Suite: suite, Model: model, Strict: *optStrict, Gate: true, Update: *optUpdate, Interrupted: interrupts.Interrupted()}
+	return unit.Options{Suite: suite, Model: model, Strict: *optStrict, Gate: true, Update: *optUpdate, Interrupted: interrupts.Interrupted(),
+		Narrowed: runNarrowing(suite, model)}
 }

@@ -55,7 +55,10 @@ func TestMicrobench(t *testing.T) {
 	if *optMBMaxLength < 2 {
 		t.Fatalf("-mb.max-length=%d: a sequence needs room for the prefix token and one more; the spec uses %d", *optMBMaxLength, microbench.MaxLength)
 	}
-	for _, e := range selectModels(t, *optMBCatalog, suiteModels(*optMBModels)) {
+	models := selectModels(t, *optMBCatalog, suiteModels(*optMBModels))
+	requireRunSelects(t, runSelection{flag: "-mb.models", catalog: *optMBCatalog, layout: "<model>/<task>/<item-id>", selected: entryKeys(models),
+		selects: func(_ string, sel func(...string) bool) bool { return mbRun(tasks, sel).AnySelected() }})
+	for _, e := range models {
 		t.Run(e.Key, func(t *testing.T) {
 			skipIfStopped(t)
 			r := mbRun(tasks, shard.And(runfilter.FromFlags().Under("TestMicrobench", e.Key), microbench.InShard(runShard, tasks)))

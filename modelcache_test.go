@@ -32,6 +32,15 @@ func selectModels(t *testing.T, catalogPath string, keys []string) []catalog.Ent
 	return entries
 }
 
+// entryKeys are the entries' keys, in order.
+func entryKeys(entries []catalog.Entry) []string {
+	keys := make([]string, len(entries))
+	for i, e := range entries {
+		keys[i] = e.Key
+	}
+	return keys
+}
+
 // openModel opens e once per process. A backend missing from this build
 // (e.g. openrouter without its tag) skips the calling test with the reason,
 // and requireAModel hears of it; any other failure fails it.

@@ -25,12 +25,9 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	genPrompt := fs.Bool("generation-prompt", false, "end with the tokens that open the assistant's turn (add_generation_prompt)")
 	toolsFile := fs.String("tools", "", "JSON `file` with a list of tool definitions to pass as tools")
 	name := fs.String("template", "", "`name` of one of the model's named chat templates")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: feather chat --model DIR [--generation-prompt] [--tools FILE] [--template NAME] < messages.json")
-		fmt.Fprintln(stderr, "\nReads a JSON list of messages ({\"role\": ..., \"content\": ...}, tool_calls and other fields")
-		fmt.Fprintln(stderr, "as the template expects) and prints the rendered prompt with no added newline.")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "chat", "--model DIR [--generation-prompt] [--tools FILE] [--template NAME] < messages.json", `
+Reads a JSON list of messages ({"role": ..., "content": ...}, tool_calls and other fields
+as the template expects) and prints the rendered prompt with no added newline.`)
 	if err := fs.Parse(args); err != nil {
 		return parseFailed(err)
 	}

@@ -31,13 +31,10 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	callsFile := fs.String("tool-calls", "", `JSON `+"`file`"+` with the model's tool calls: a list of {"name": ..., "args": {...}}`)
 	unisolated := fs.Bool("allow-unisolated", false, "run python_tests code with limits only when neither bubblewrap nor user namespaces work here (no network or filesystem isolation)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: feather check TASK.json ANSWER.txt [--tool-calls calls.json] [--allow-unisolated]")
-		fmt.Fprintln(stderr, "\nRuns TASK's checker on the answer text (ANSWER.txt, or - for stdin) and prints")
-		fmt.Fprintln(stderr, "PASS or FAIL with the checker's detail. Exit status: 0 pass, 1 fail, 2 could not")
-		fmt.Fprintln(stderr, "check (a bad task, answer or tool-calls file, or a checker that could not run).")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "check", "TASK.json ANSWER.txt [--tool-calls calls.json] [--allow-unisolated]", `
+Runs TASK's checker on the answer text (ANSWER.txt, or - for stdin) and prints
+PASS or FAIL with the checker's detail. Exit status: 0 pass, 1 fail, 2 could not
+check (a bad task, answer or tool-calls file, or a checker that could not run).`)
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err)

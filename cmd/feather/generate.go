@@ -43,10 +43,7 @@ func runGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	useChat := fs.Bool("chat", false, "send PROMPT as a user message through the model's chat template")
 	maxNew := fs.Int("max-new-tokens", 64, "stop after this many new tokens (0: when the context is full)")
 	asJSON := fs.Bool("json", false, "print the whole result (exact prompt, token counts, stop reason, timings) as JSON")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: feather generate --model DIR [--chat] [--max-new-tokens N] PROMPT\n\nPROMPT '-' reads the prompt from standard input.\n\nflags:")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "generate", "--model DIR [--chat] [--max-new-tokens N] [--json] PROMPT", "PROMPT '-' reads the prompt from standard input.")
 	if err := fs.Parse(args); err != nil {
 		return parseFailed(err)
 	}

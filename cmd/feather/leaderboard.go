@@ -21,14 +21,11 @@ func runLeaderboard(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "output `directory` for leaderboard.md and summary.json (default: leaderboard/ beside the first run directory)")
 	tasks := fs.String("tasks", "", "Featherbench task `directory`, for categories (default: tasks/ when it exists)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: feather leaderboard RUN_DIR... [--out DIR] [--tasks DIR]")
-		fmt.Fprintln(stderr, "\nMerges the runs (results/<stamp> directories) into one leaderboard per suite: Featherbench by")
-		fmt.Fprintln(stderr, "pass rate with cost, latency and rubric; μBench by index with the significance rule; Featherweight")
-		fmt.Fprintln(stderr, "with both prompt columns. Writes leaderboard.md and summary.json and prints the Markdown.")
-		fmt.Fprintln(stderr, "The run directories of a sharded run (-shard i/n), or a folder of them, are merged into one run.")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "leaderboard", "RUN_DIR... [--out DIR] [--tasks DIR]", `
+Merges the runs (results/<stamp> directories) into one leaderboard per suite: Featherbench by
+pass rate with cost, latency and rubric; μBench by index with the significance rule; Featherweight
+with both prompt columns. Writes leaderboard.md and summary.json and prints the Markdown.
+The run directories of a sharded run (-shard i/n), or a folder of them, are merged into one run.`)
 	dirs, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err)

@@ -15,27 +15,24 @@ func init() {
 	register("list", "list the models of a catalog, the Featherbench tasks or the μBench tasks", runList)
 }
 
-const listUsage = "usage: feather list models [-catalog FILE] | tasks [-tasks DIR] | microbench [-microbench DIR]"
+const listArgs = "models [-catalog FILE] | tasks [-tasks DIR] | microbench [-microbench DIR]"
 
 func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, listUsage)
-		return 2
-	}
-	what, rest := args[0], args[1:]
-	if what == "-h" || what == "-help" || what == "--help" {
-		fmt.Fprintln(stderr, listUsage)
-		return 0
-	}
-	fs := flag.NewFlagSet("list "+what, flag.ContinueOnError)
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cat := fs.String("catalog", "models/models.json", "model catalog")
-	tasksDir := fs.String("tasks", defaultTasksDir, "Featherbench task directory")
-	mbDir := fs.String("microbench", defaultMBData, "μBench hand-written items folder")
-	if err := fs.Parse(rest); err != nil {
+	cat := fs.String("catalog", "models/models.json", "the model catalog `file` whose models to list")
+	tasksDir := fs.String("tasks", defaultTasksDir, "the Featherbench task `folder` whose tasks to list")
+	mbDir := fs.String("microbench", defaultMBData, "the μBench hand-written items `folder` whose tasks to list")
+	setUsage(fs, "list", listArgs, "")
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
 		return parseFailed(err)
 	}
 	fail := failer(stderr, "list")
+	if len(positional) != 1 {
+		return fail(2, "want one of models, tasks or microbench, got %d arguments\nusage: feather list %s", len(positional), listArgs)
+	}
+	what := positional[0]
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	defer w.Flush()
 	switch what {
@@ -79,7 +76,7 @@ func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%v\t%d\t%s\n", t.ID, t.Domain, t.Reduction, t.Grouped, len(t.Items), t.Name)
 		}
 	default:
-		return fail(2, "unknown list %q\n%s", what, listUsage)
+		return fail(2, "unknown list %q; want models, tasks or microbench\nusage: feather list %s", what, listArgs)
 	}
 	return 0
 }

@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
+	"unicode"
 )
 
 // command is one subcommand. run returns the process exit status.
@@ -73,6 +75,23 @@ The suites run under go test, from the repository root:
 Each run writes results/<stamp>/, one folder per suite; results/latest links to the newest.
 Then 'feather report results/latest' and 'feather leaderboard results/latest'.
 `
+
+// setUsage gives fs the -h every command prints: the usage line (feather,
+// the command and args, its arguments), the command's one-line summary as
+// the command list shows it, details when there are any, then the flags.
+func setUsage(fs *flag.FlagSet, name, args, details string) {
+	fs.Usage = func() {
+		w := fs.Output()
+		summary := []rune(commands[name].summary)
+		summary[0] = unicode.ToUpper(summary[0])
+		fmt.Fprintf(w, "usage: feather %s %s\n\n%s.\n", name, args, string(summary))
+		if details != "" {
+			fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(details))
+		}
+		fmt.Fprintln(w, "\nflags:")
+		fs.PrintDefaults()
+	}
+}
 
 // parseFailed is the exit status after fs.Parse (or parseInterspersed)
 // returned err: 0 for -h, whose usage the flag set has printed, else 2

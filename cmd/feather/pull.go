@@ -16,8 +16,7 @@ func init() {
 	register("pull", "download a Hugging Face Hub model for the onnx backend into the hub cache", runPull)
 }
 
-const pullUsage = `usage: feather pull [flags] ORG/NAME[@REVISION]
-
+const pullDetails = `
 Downloads from the Hugging Face Hub what the onnx backend opens, and
 nothing more: config.json, generation_config.json, the tokenizer files,
 the chat template, and one ONNX file with its external data. Files go
@@ -29,10 +28,7 @@ names the repository, {"backend": "onnx", "hf": "ORG/NAME[@REVISION]",
 "variant": "..."}, and uses this snapshot (pulling it on first use when
 the cache lacks it), or names the folder itself with "path".
 Progress goes to stderr: a bar on a terminal, a line every 30 s elsewhere.
-A pull that is interrupted resumes where it stopped.
-
-flags:
-`
+A pull that is interrupted resumes where it stopped.`
 
 const pullEnvUsage = `
 environment:
@@ -57,9 +53,10 @@ func runPull(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	dryRun := fs.Bool("dry-run", false, "list the files, their sizes and whether the cache has them; download nothing")
 	verify := fs.Bool("verify", false, "rehash the cached files against their ETags and download again those that differ (otherwise cached files are checked by size)")
 	cacheDir := fs.String("cache-dir", "", "the cache `folder`, instead of HF_HUB_CACHE")
+	setUsage(fs, "pull", "[flags] ORG/NAME[@REVISION]", pullDetails)
+	flags := fs.Usage
 	fs.Usage = func() {
-		fmt.Fprint(stderr, pullUsage)
-		fs.PrintDefaults()
+		flags()
 		fmt.Fprint(stderr, pullEnvUsage)
 	}
 	positional, err := parseInterspersed(fs, args)

@@ -209,6 +209,37 @@ func TestPullOfflineAndSecondPull(t *testing.T) {
 		" is missing); unset HF_HUB_OFFLINE to download it, or set HF_HUB_CACHE to the cache that has it\n", errOut)
 }
 
+// A Hub that cannot be reached is named with what to do: a mirror when
+// the cache lacks the model, HF_HUB_OFFLINE=1 when it has it, which then
+// works.
+func TestPullHubUnreachable(t *testing.T) {
+	h := fakehub.New(t)
+	commit := h.Add("org/m", map[string][]byte{"config.json": []byte(`{}`), "tokenizer.json": []byte(`{}`), "model.onnx": []byte("graph")})
+	cache := pullEnv(t, h)
+	snap := filepath.Join(cache, "models--org--m", "snapshots", commit)
+	code, _, errOut := runPullCmd("org/m")
+	require.Equal(t, 0, code, errOut)
+
+	closed := fakehub.Closed(t)
+	t.Setenv("HF_ENDPOINT", closed)
+	lead := "feather pull: the Hugging Face Hub at " + closed + " (HF_ENDPOINT) could not be reached (dial tcp " + strings.TrimPrefix(closed, "http://") + ": connect: connection refused); "
+	code, out, errOut := runPullCmd("nobody/x")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Equal(t, lead+"check the network, or set HF_ENDPOINT to a mirror you can reach. HF_HUB_OFFLINE=1 would use only the cache, and the cache has no nobody/x@main ("+
+		filepath.Join(cache, "models--nobody--x", "refs", "main")+" is missing)\n", errOut)
+
+	code, out, errOut = runPullCmd("org/m")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Equal(t, lead+"set HF_HUB_OFFLINE=1 to use the cached snapshot of org/m@main ("+snap+") without the Hub, or set HF_ENDPOINT to a mirror you can reach\n", errOut)
+
+	t.Setenv("HF_HUB_OFFLINE", "1")
+	code, out, errOut = runPullCmd("org/m")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, snap+"\n", out)
+}
+
 func TestPullGatedAndToken(t *testing.T) {
 	h := fakehub.New(t)
 	files := map[string][]byte{"config.json": []byte(`{}`), "tokenizer.json": []byte(`{"model": {}}`), "onnx/model.onnx": []byte("graph")}

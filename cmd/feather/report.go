@@ -25,13 +25,10 @@ func runReport(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	junit := fs.String("junit", "", "JUnit XML `file` (gotestsum --junitfile) to report as well")
 	out := fs.String("out", "", "output `directory` (default: RUN_DIR/report for one run directory, or report/ beside the test results)")
 	tasks := fs.String("tasks", "", "Featherbench task `directory`, for categories and prompts (default: tasks/ when it exists)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: feather report RUN_DIR... [--events test-events.json] [--junit junit.xml] [--out DIR] [--tasks DIR]")
-		fmt.Fprintln(stderr, "\nRUN_DIR is a run directory such as results/latest or results/<stamp>. Writes <suite>.md and")
-		fmt.Fprintln(stderr, "<suite>.html for each suite found, tests.md and tests.html for go test results, and index.html.")
-		fmt.Fprintln(stderr, "The run directories of a sharded run (-shard i/n), or a folder of them, are merged into one run.")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "report", "RUN_DIR... [--events test-events.json] [--junit junit.xml] [--out DIR] [--tasks DIR]", `
+RUN_DIR is a run directory such as results/latest or results/<stamp>. Writes <suite>.md and
+<suite>.html for each suite found, tests.md and tests.html for go test results, and index.html.
+The run directories of a sharded run (-shard i/n), or a folder of them, are merged into one run.`)
 	dirs, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err)

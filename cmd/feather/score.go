@@ -32,16 +32,10 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var mf modelFlags
 	mf.add(fs)
 	maxLen := fs.Int("max-length", 0, "left-truncate each sequence (BOS included) to this many tokens (0: the model's context)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: feather score --model DIR [--max-length N] < requests.jsonl
-
+	setUsage(fs, "score", "--model DIR [--max-length N] < requests.jsonl", `
 Reads one {"context": ..., "continuation": ...} object per line and writes one
 {"logprob", "is_greedy", "context_tokens", "continuation_tokens", "truncated"}
-line per request, in order (with "error" for a request that cannot be scored).
-
-flags:`)
-		fs.PrintDefaults()
-	}
+line per request, in order (with "error" for a request that cannot be scored).`)
 	if err := fs.Parse(args); err != nil {
 		return parseFailed(err)
 	}

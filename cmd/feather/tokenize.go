@@ -23,11 +23,8 @@ func runTokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model or tokenizer `folder` (tokenizer.json, or vocab.json + merges.txt)")
 	special := fs.Bool("special", true, "add the model's special tokens, as add_special_tokens=True does (BOS for many models)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: feather tokenize --model DIR [--special=false] < strings.json")
-		fmt.Fprintln(stderr, "\nReads a JSON list of strings and prints a JSON list of their token id lists, on one line.")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "tokenize", "--model DIR [--special=false] < strings.json",
+		"Reads a JSON list of strings and prints a JSON list of their token id lists, on one line.")
 	if err := fs.Parse(args); err != nil {
 		return parseFailed(err)
 	}

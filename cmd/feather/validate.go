@@ -26,6 +26,15 @@ const (
 	defaultMBData      = "testdata/microbench"
 )
 
+const validateDetails = `
+Loads each file the way a run would and prints "ok" with what it holds, or
+"FAIL" with every problem, naming the file and the line or field. A task
+folder (-tasks) holds Featherbench task files named <category>-<name>.json;
+Featherweight and μBench items are followed by their shortcut audit. With
+no flag naming a file, the repository's own are checked: ` + defaultCatalogGlob + `,
+` + defaultTasksDir + `/, ` + defaultFWData + ` and ` + defaultMBData + `/.
+Exit status: 0 every file is valid, 1 some file is not, 2 bad usage.`
+
 type stringList []string
 
 func (l *stringList) String() string     { return fmt.Sprint(*l) }
@@ -38,11 +47,12 @@ func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var catalogs stringList
-	fs.Var(&catalogs, "catalog", "a model catalog to check (repeatable; default "+defaultCatalogGlob+")")
-	tasks := fs.String("tasks", "", "a Featherbench task directory (default "+defaultTasksDir+")")
-	fw := fs.String("featherweight", "", "a Featherweight JSONL file (default "+defaultFWData+")")
-	mb := fs.String("microbench", "", "the μBench hand-written items folder (default "+defaultMBData+")")
-	tokDir := fs.String("tokenizer", "", "a tokenizer folder (tokenizer.json) that adds token-length columns to the shortcut audit")
+	fs.Var(&catalogs, "catalog", "a model catalog `file` to check (repeatable; default "+defaultCatalogGlob+")")
+	tasks := fs.String("tasks", "", "a Featherbench task `folder` (default "+defaultTasksDir+")")
+	fw := fs.String("featherweight", "", "a Featherweight JSONL `file` (default "+defaultFWData+")")
+	mb := fs.String("microbench", "", "the μBench hand-written items `folder` (default "+defaultMBData+")")
+	tokDir := fs.String("tokenizer", "", "a tokenizer `folder` (tokenizer.json) that adds token-length columns to the shortcut audit")
+	setUsage(fs, "validate", "[-catalog FILE]... [-tasks DIR] [-featherweight FILE] [-microbench DIR] [-tokenizer DIR]", validateDetails)
 	if err := fs.Parse(args); err != nil {
 		return parseFailed(err)
 	}
@@ -85,6 +95,9 @@ func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *tasks != "" {
 		ts, err := featherbench.LoadDir(*tasks)
+		if err == nil && len(ts) == 0 {
+			err = featherbench.NoTasks(*tasks, "-tasks")
+		}
 		report("tasks", *tasks, err, fmt.Sprintf("%d tasks", len(ts)))
 	}
 	if *fw != "" {

@@ -71,6 +71,44 @@ func TestValidateUsage(t *testing.T) {
 	code, _, errs := runCLI(t, "validate", "tasks/x.json")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, `unexpected argument "tasks/x.json"`)
+
+	// -h says what validate does, with what, and how it exits.
+	code, out, errs := runCLI(t, "validate", "-h")
+	assert.Equal(t, 0, code)
+	assert.Empty(t, out)
+	for _, want := range []string{
+		"usage: feather validate [-catalog FILE]... [-tasks DIR] [-featherweight FILE] [-microbench DIR] [-tokenizer DIR]\n\n" +
+			"Check model catalogs, Featherbench tasks, Featherweight data and μBench items.\n",
+		"task files named <category>-<name>.json",
+		"the repository's own are checked: models/*.json,\ntasks/, testdata/featherweight/featherweight.jsonl and testdata/microbench/.",
+		"Exit status: 0 every file is valid, 1 some file is not, 2 bad usage.",
+		"  -tasks folder\n",
+	} {
+		assert.Contains(t, errs, want)
+	}
+	assert.NotContains(t, errs, "Usage of")
+}
+
+// TestValidateTasksFolder: a tasks folder that holds no task file, or a
+// model catalog among its tasks, fails with what to do.
+func TestValidateTasksFolder(t *testing.T) {
+	empty := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(empty, "README.md"), []byte("tasks go here"), 0o644))
+	code, out, _ := runCLI(t, "validate", "-tasks", empty)
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "FAIL tasks "+empty+"\nno task files in "+empty+": add <category>-<name>.json files, or point -tasks at a folder of them\n", out)
+
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "coding-x.json"), []byte(`{"category": "coding", "prompt": "Say hi."}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "models.json"), []byte(`{"mine": {"backend": "onnx", "hf": "org/name", "enabled": true}}`), 0o644))
+	code, out, _ = runCLI(t, "validate", "-tasks", dir)
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "FAIL tasks "+dir+"\n"+filepath.Join(dir, "models.json")+": this looks like a model catalog, not a task; move it out of the tasks folder (-fb.tasks-dir) and pass it with -fb.catalog\n", out)
+
+	require.NoError(t, os.Remove(filepath.Join(dir, "models.json")))
+	code, out, _ = runCLI(t, "validate", "-tasks", dir)
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "ok   tasks "+dir+": 1 tasks\n", out)
 }
 
 func TestList(t *testing.T) {

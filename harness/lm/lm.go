@@ -109,7 +109,9 @@ type GenerateResult struct {
 	InputTokens     int            `json:"input_tokens"`
 	OutputTokens    int            `json:"output_tokens"`
 	// CostUSD is nil when the backend does not report cost.
-	CostUSD *float64      `json:"cost_usd,omitempty"`
+	CostUSD *float64 `json:"cost_usd,omitempty"`
+	// TTFT is the time to first token; zero when the backend cannot tell
+	// (a reply that came whole, not streamed).
 	TTFT    time.Duration `json:"ttft_ns"`
 	Wall    time.Duration `json:"wall_ns"`
 	Retries int           `json:"retries,omitempty"`

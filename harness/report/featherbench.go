@@ -15,6 +15,7 @@ import (
 	"github.com/feather-eval/feather/harness/suites/featherbench/rubric"
 	"github.com/feather-eval/feather/internal/atomicfile"
 	"github.com/feather-eval/feather/internal/markdown"
+	"github.com/feather-eval/feather/internal/plural"
 )
 
 // CostPoint is one model on the cost/pass-rate chart.
@@ -173,6 +174,12 @@ type fbPage struct {
 	MatrixRows []fbGridRow
 	TasksDir   string
 	HasTasks   bool
+	// NoLatency: a median latency leaves out trials without a time to
+	// first token, and its cell says how many.
+	NoLatency bool
+	// Smoke: a model is the built-in smoke model, marked † (SmokeNote).
+	Smoke     bool
+	SmokeNote string
 }
 
 type fbGridRow struct {
@@ -182,15 +189,15 @@ type fbGridRow struct {
 }
 
 var fbBody = template.Must(template.New("fb").Funcs(funcs).Parse(`
-<p>{{len .Summary.Models}} models, {{len .Summary.Tasks}} tasks, {{.Trials}} trials{{if gt (len .Summary.RunIDs) 1}} from {{len .Summary.RunIDs}} runs combined{{end}}.
+<p>{{plural (len .Summary.Models) "model"}}, {{plural (len .Summary.Tasks) "task"}}, {{plural .Trials "trial"}}{{if gt (len .Summary.RunIDs) 1}} from {{len .Summary.RunIDs}} runs combined{{end}}.
 {{- if .TasksDir}} Task files: <code>{{.TasksDir}}</code>.{{else if .HasTasks}} Categories and prompts come from the task files.{{else}} No task directory was given, so tasks have no category or prompt here (<code>--tasks DIR</code>).{{end}}</p>
 {{range .Summary.Warnings}}<p class="note">Warning: {{.}}.</p>{{end}}
 <h2 id="models">Models</h2>
 <div class="scroll"><table class="models">
 <thead><tr><th>model</th><th class="num">pass rate [95% CI]</th><th class="num">passed / scored</th><th class="num">refused</th><th class="num">errors</th><th class="num">unscored</th><th class="num">Rubric /10</th><th class="num">median latency</th><th class="num">median wall</th><th class="num">tokens in / out</th><th class="num">cost</th><th class="num">cost / task</th></tr></thead>
-<tbody>{{range .Rows}}<tr data-model="{{.Model}}"><td>{{.Model}}</td><td class="num">{{.Rate}}</td><td class="num">{{.Passed}} / {{.Scored}}</td><td class="num">{{.Refused}}</td><td class="num">{{.Errors}}</td><td class="num">{{.Unscored}}</td><td class="num">{{.Rubric}}</td><td class="num">{{.Latency}}</td><td class="num">{{.Wall}}</td><td class="num">{{.InputTokens}} / {{.OutputTokens}}</td><td class="num">{{.Cost}}</td><td class="num">{{.PerTask}}</td></tr>{{end}}</tbody>
+<tbody>{{range .Rows}}<tr data-model="{{.Model}}"><td>{{.Label}}</td><td class="num">{{.Rate}}</td><td class="num">{{.Passed}} / {{.Scored}}</td><td class="num">{{.Refused}}</td><td class="num">{{.Errors}}</td><td class="num">{{.Unscored}}</td><td class="num">{{.Rubric}}</td><td class="num">{{.Latency}}</td><td class="num">{{.Wall}}</td><td class="num">{{.InputTokens}} / {{.OutputTokens}}</td><td class="num">{{.Cost}}</td><td class="num">{{.PerTask}}</td></tr>{{end}}</tbody>
 </table></div>
-<p class="explain">Pass rate = passed / scored with the 95% Wilson interval. Errors, refusals under a neutral policy and tasks without a checker are not scored. Latency is time to first token; medians are over trials without errors. Cost is what the provider reported; cost / task is the mean cost of one trial.</p>
+<p class="explain">Pass rate = passed / scored with the 95% Wilson interval. Errors, refusals under a neutral policy and tasks without a checker are not scored. Latency is time to first token; medians are over trials without errors.{{if .NoLatency}} "(N n/a)" after a median latency counts the model's trials that have no time to first token (a server that answered without streaming): the median leaves them out.{{end}} Cost is what the provider reported; cost / task is the mean cost of one trial.{{if .Smoke}} {{.SmokeNote}}{{end}}</p>
 {{if .HasChart}}
 <h2 id="cost">Cost and pass rate</h2>
 <div class="barpick"><label for="bar">Your bar: pass rate ≥ <output id="bar-value">80%</output></label>
@@ -236,8 +243,9 @@ var fbBody = template.Must(template.New("fb").Funcs(funcs).Parse(`
 `))
 
 var funcs = template.FuncMap{
-	"pct": func(x float64) float64 { return 100 * x },
-	"usd": func(v float64) string { return featherbench.FormatUSD(&v) },
+	"pct":    func(x float64) float64 { return 100 * x },
+	"usd":    func(v float64) string { return featherbench.FormatUSD(&v) },
+	"plural": plural.Of,
 }
 
 // FeatherbenchPage renders the Featherbench review page for records.
@@ -250,8 +258,9 @@ func FeatherbenchPage(w io.Writer, recs []featherbench.Record, tasks map[string]
 	}
 	s := featherbench.Summarize(recs, categories)
 
-	p := fbPage{Summary: s, Trials: len(recs), TasksDir: o.TasksDir, HasTasks: len(tasks) > 0}
+	p := fbPage{Summary: s, Trials: len(recs), TasksDir: o.TasksDir, HasTasks: len(tasks) > 0, SmokeNote: featherbench.SmokeNote}
 	for _, m := range s.Models {
+		p.Smoke = p.Smoke || m.Smoke
 		row := fbModelRow{ModelStats: m, Rate: "—", PerTask: "—", Cost: "—", Latency: "—", Wall: "—"}
 		if m.Scored > 0 {
 			row.Rate = fmt.Sprintf("%.0f%% [%.0f–%.0f]", 100*m.PassRate, 100*m.Lo, 100*m.Hi)
@@ -264,6 +273,10 @@ func FeatherbenchPage(w io.Writer, recs []featherbench.Record, tasks map[string]
 		}
 		if m.MedianLatencyS != nil {
 			row.Latency = fmt.Sprintf("%.2f s", *m.MedianLatencyS)
+			if m.PartlyTimed() {
+				row.Latency += fmt.Sprintf(" (%d n/a)", m.NoLatency)
+				p.NoLatency = true
+			}
 		}
 		if m.MedianWallS != nil {
 			row.Wall = fmt.Sprintf("%.2f s", *m.MedianWallS)

@@ -9,6 +9,7 @@ import (
 	"github.com/feather-eval/feather/harness/report/svg"
 	"github.com/feather-eval/feather/harness/suites/microbench"
 	"github.com/feather-eval/feather/internal/markdown"
+	"github.com/feather-eval/feather/internal/plural"
 )
 
 // MicrobenchMarkdown is the suite's leaderboard (ranked by index with the
@@ -212,7 +213,7 @@ func MicrobenchPage(w io.Writer, results []*microbench.Result, o PageOptions) er
 			trunc += n
 		}
 		if trunc > 0 {
-			p.Truncated = append(p.Truncated, fmt.Sprintf("%s: %d items left-truncated to %d tokens.", labels[r], trunc, r.MaxLength))
+			p.Truncated = append(p.Truncated, fmt.Sprintf("%s: %s left-truncated to %d tokens.", labels[r], plural.Of(trunc, "item"), r.MaxLength))
 		}
 	}
 	for _, d := range microbench.Domains {

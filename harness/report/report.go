@@ -11,6 +11,7 @@
 package report
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"html/template"
@@ -22,6 +23,7 @@ import (
 	"github.com/feather-eval/feather/harness/report/gotest"
 	"github.com/feather-eval/feather/harness/report/runs"
 	"github.com/feather-eval/feather/internal/atomicfile"
+	"github.com/yuin/goldmark"
 )
 
 // Options say what to report and where.
@@ -123,7 +125,11 @@ func Build(o Options) ([]string, error) {
 			return nil, err
 		}
 		add(s.name+".html", []byte(html.String()))
-		index = append(index, indexEntry{Label: s.label, HTML: s.name + ".html", MD: s.name + ".md", Lead: firstLine(md)})
+		lead, err := inlineHTML(firstLine(md))
+		if err != nil {
+			return nil, err
+		}
+		index = append(index, indexEntry{Label: s.label, HTML: s.name + ".html", MD: s.name + ".md", Lead: lead})
 	}
 	var idx strings.Builder
 	nav[0].Current = true
@@ -220,7 +226,23 @@ func firstLine(md string) string {
 	return ""
 }
 
-type indexEntry struct{ Label, HTML, MD, Lead string }
+// inlineHTML renders one line of a summary's Markdown (code spans,
+// emphasis, escapes) as HTML without its paragraph; raw HTML in it is
+// dropped, as goldmark does by default.
+func inlineHTML(line string) (template.HTML, error) {
+	var b bytes.Buffer
+	if err := goldmark.Convert([]byte(line), &b); err != nil {
+		return "", err
+	}
+	out := strings.TrimSpace(b.String())
+	out = strings.TrimSuffix(strings.TrimPrefix(out, "<p>"), "</p>")
+	return template.HTML(out), nil
+}
+
+type indexEntry struct {
+	Label, HTML, MD string
+	Lead            template.HTML
+}
 
 var indexBody = template.Must(template.New("index").Parse(`
 <ul class="index">{{range .}}

@@ -161,6 +161,11 @@ func TestBuild(t *testing.T) {
 	fb, err := os.ReadFile(filepath.Join(out, "featherbench.html"))
 	require.NoError(t, err)
 	assert.Contains(t, string(fb), `\u003cscript\u003ealert('x')\u003c/script\u003e`, "the response is in the data, escaped")
+	// The overview's lines are the summaries' first lines as HTML, not raw Markdown.
+	idx, err := os.ReadFile(filepath.Join(out, "index.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(idx), "(<code>featherweight.jsonl</code>, sha256 ")
+	assert.NotContains(t, string(idx), "`")
 }
 
 // TestBuildErrors: bad input names what is wrong and how to fix it, and

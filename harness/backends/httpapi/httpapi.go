@@ -165,8 +165,9 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 		a.Output = resp.StatusCode/100 == 2
 		data, err = io.ReadAll(resp.Body)
 		resp.Body.Close()
+		// The answer arrives whole: no time to first token (TTFT stays 0,
+		// which records as unavailable), as with an unstreamed API reply.
 		res.Wall = time.Since(start)
-		res.TTFT = res.Wall
 		if err != nil {
 			return fmt.Errorf("reading the response: %w", err)
 		}

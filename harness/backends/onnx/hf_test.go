@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,14 +27,21 @@ func hfHub(t *testing.T) (*fakehub.Hub, string, string) {
 	orttest.Require(t)
 	h := fakehub.New(t)
 	commit := h.Add(hfRepo, fakehub.ReadFolder(t, fixture(t, "llama-gqa").Dir))
+	return h, commit, hfEnv(t, h.URL)
+}
+
+// hfEnv names endpoint as the Hub, with an empty cache, whose folder it
+// returns, and no token.
+func hfEnv(t *testing.T, endpoint string) string {
+	t.Helper()
 	cache := filepath.Join(t.TempDir(), "hub")
 	for k, v := range map[string]string{
-		"HF_ENDPOINT": h.URL, "HF_HUB_CACHE": cache, "HF_HOME": t.TempDir(),
+		"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": cache, "HF_HOME": t.TempDir(),
 		"HF_HUB_OFFLINE": "", "HF_TOKEN": "", "HUGGING_FACE_HUB_TOKEN": "",
 	} {
 		t.Setenv(k, v)
 	}
-	return h, commit, cache
+	return cache
 }
 
 // openHF opens a catalog entry with the given onnx fields through the
@@ -149,4 +157,19 @@ func TestHFEntryHubErrorsNameTheEntry(t *testing.T) {
 	_, err = openHF(t, `"hf": "org/gated"`)
 	require.Error(t, err)
 	assert.Regexp(t, `^model "m": getting org/gated@main: org/gated is gated: the Hub answered 401 for \S+ without a token .*Set HF_TOKEN to a token`, err.Error())
+}
+
+// An hf entry whose Hub cannot be reached is refused naming the entry,
+// the repository and the Hub, with what to do; the cache stays empty.
+func TestHFEntryHubUnreachable(t *testing.T) {
+	closed := fakehub.Closed(t)
+	cache := hfEnv(t, closed)
+	_, err := openHF(t, `"hf": "HuggingFaceTB/SmolLM2-135M-Instruct", "variant": "q4"`)
+	require.Error(t, err)
+	assert.Equal(t, `model "m": getting HuggingFaceTB/SmolLM2-135M-Instruct@main: the Hugging Face Hub at `+closed+` (HF_ENDPOINT) could not be reached `+
+		`(dial tcp `+strings.TrimPrefix(closed, "http://")+`: connect: connection refused); check the network, or set HF_ENDPOINT to a mirror you can reach. `+
+		`HF_HUB_OFFLINE=1 would use only the cache, and the cache has no HuggingFaceTB/SmolLM2-135M-Instruct@main (`+
+		filepath.Join(cache, "models--HuggingFaceTB--SmolLM2-135M-Instruct", "refs", "main")+` is missing)`, err.Error())
+	_, err = os.Stat(cache)
+	assert.ErrorIs(t, err, os.ErrNotExist)
 }

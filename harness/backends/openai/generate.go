@@ -70,7 +70,7 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 				return m.httpError(err, a)
 			}
 			defer stream.Close()
-			return acc.read(a.body)
+			return acc.read(a.body, a.contentType)
 		}
 		stream, err := m.client.CreateCompletionStream(actx, goopenai.CompletionRequest{
 			Model:         m.model,
@@ -81,7 +81,7 @@ func (m *Model) generate(ctx context.Context, req lm.GenerateRequest) lm.Generat
 			return m.httpError(err, a)
 		}
 		defer stream.Close()
-		return acc.read(a.body)
+		return acc.read(a.body, a.contentType)
 	})
 	res.Retries = retries
 	if acc != nil {
@@ -227,7 +227,8 @@ func (m *Model) statusError(status int, msg string) error {
 }
 
 // Wire shapes of streamed chunks, chat and completions alike, with the
-// fields go-openai's types lack.
+// fields go-openai's types lack. A reply that was not streamed has the
+// same shape, with a whole message where a chunk has a delta.
 type wireChunk struct {
 	Object  string       `json:"object"`
 	Message string       `json:"message"` // vLLM's {"object": "error", "message": …}
@@ -237,17 +238,20 @@ type wireChunk struct {
 }
 
 type wireChoice struct {
-	Index int `json:"index"`
-	Delta struct {
-		Content   *string        `json:"content"`
-		Refusal   *string        `json:"refusal"`
-		ToolCalls []wireToolCall `json:"tool_calls"`
-	} `json:"delta"`
-	Text               *string      `json:"text"` // completions
+	Index              int          `json:"index"`
+	Delta              wireDelta    `json:"delta"`
+	Message            *wireDelta   `json:"message"` // not streamed
+	Text               *string      `json:"text"`    // completions
 	FinishReason       *string      `json:"finish_reason"`
 	NativeFinishReason *string      `json:"native_finish_reason"`
 	StopDetails        *stopDetails `json:"stop_details"`
 	Error              *wireError   `json:"error"`
+}
+
+type wireDelta struct {
+	Content   *string        `json:"content"`
+	Refusal   *string        `json:"refusal"`
+	ToolCalls []wireToolCall `json:"tool_calls"`
 }
 
 type wireToolCall struct {
@@ -270,6 +274,10 @@ type wireError struct {
 }
 
 func (e *wireError) err() error {
+	return fmt.Errorf("the provider reported an error inside the stream: %s", e.text())
+}
+
+func (e *wireError) text() string {
 	msg := e.Message
 	if msg == "" {
 		msg = "(no message)"
@@ -277,7 +285,7 @@ func (e *wireError) err() error {
 	if code := strings.Trim(string(e.Code), `"`); code != "" && code != "null" {
 		msg += " (code " + code + ")"
 	}
-	return fmt.Errorf("the provider reported an error inside the stream: %s", msg)
+	return msg
 }
 
 type wireUsage struct {
@@ -292,36 +300,48 @@ type toolCallAcc struct {
 	args  strings.Builder
 }
 
-// accumulator assembles a streamed answer.
+// accumulator assembles a streamed answer, or takes a whole one from a
+// server that does not stream.
 type accumulator struct {
-	start   time.Time
-	first   time.Time
-	end     time.Time
-	text    strings.Builder
-	refusal strings.Builder
-	calls   []*toolCallAcc
-	finish  string
-	native  string
-	details *stopDetails
-	usage   *wireUsage
-	secrets redact.Secrets
+	start time.Time
+	first time.Time
+	end   time.Time
+	// unstreamed: the answer came in one piece, so the time its first
+	// token took is unknown.
+	unstreamed bool
+	text       strings.Builder
+	refusal    strings.Builder
+	calls      []*toolCallAcc
+	finish     string
+	native     string
+	details    *stopDetails
+	usage      *wireUsage
+	secrets    redact.Secrets
 }
 
-// read consumes the SSE body up to [DONE].
-func (acc *accumulator) read(body io.Reader) error {
+// read consumes the answer: server-sent events up to [DONE] or, from a
+// server that ignores "stream": true, one JSON completion (see readWhole).
+// A body that opens with '{' is the latter whatever its Content-Type
+// (such servers send application/json); a stream never does, since its
+// lines open with a field name or ':'. A body that is neither is an
+// error showing what came, not a stream cut short.
+func (acc *accumulator) read(body io.Reader, contentType string) error {
 	if body == nil {
 		return errors.New("no response body")
 	}
 	sse := newSSEReader(body)
 	defer sse.release()
 	defer func() { acc.end = time.Now() }()
+	if sse.firstByte() == '{' {
+		return acc.readWhole(sse.r, contentType)
+	}
 	for {
 		data, err := sse.next()
 		if err == io.EOF {
-			if f := strings.ToLower(acc.finish); f == "error" || f == "abort" {
-				return fmt.Errorf("the stream finished with finish_reason %q and no error message", acc.finish)
-			}
-			return nil
+			return acc.finished()
+		}
+		if err == errTruncated && !sse.seen && len(sse.head) > 0 {
+			return acc.unreadable(contentType, sse.head)
 		}
 		if err != nil {
 			return err
@@ -349,6 +369,77 @@ func (acc *accumulator) read(body io.Reader) error {
 			acc.add(ch)
 		}
 	}
+}
+
+// readWhole reads the answer of a server that replied without streaming:
+// one chat or text completion, whose text, tool calls, finish reason and
+// usage count as a stream's would. Its time to first token is unknown.
+func (acc *accumulator) readWhole(r io.Reader, contentType string) error {
+	acc.unstreamed = true
+	body, err := io.ReadAll(io.LimitReader(r, maxEventBytes+1))
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errReplyCut
+	case err != nil:
+		return fmt.Errorf("reading the reply: %w", err)
+	case len(body) > maxEventBytes:
+		return fmt.Errorf("the reply is over %d MiB, which no completion is: the server is not answering as an OpenAI-compatible API does", maxEventBytes>>20)
+	}
+	var c wireChunk
+	if err := json.Unmarshal(body, &c); err != nil || c.Error == nil && c.Object != "error" && len(c.Choices) == 0 && c.Usage == nil {
+		return acc.unreadable(contentType, body)
+	}
+	if c.Error != nil {
+		return fmt.Errorf("the server replied with an error: %s", c.Error.text())
+	}
+	if c.Object == "error" {
+		return fmt.Errorf("the server replied with an error: %s", (&wireError{Message: c.Message}).text())
+	}
+	acc.usage = c.Usage
+	for _, ch := range c.Choices {
+		if ch.Index != 0 {
+			continue
+		}
+		if ch.Error != nil {
+			return fmt.Errorf("the server replied with an error: %s", ch.Error.text())
+		}
+		if ch.Message != nil {
+			ch.Delta = *ch.Message
+			// Whole calls, in order, each with its id or none.
+			for i := range ch.Delta.ToolCalls {
+				if ch.Delta.ToolCalls[i].Index == nil {
+					ch.Delta.ToolCalls[i].Index = &i
+				}
+			}
+		}
+		acc.add(ch)
+	}
+	return acc.finished()
+}
+
+// finished is the error of an answer that ended with finish_reason
+// "error" or "abort" but no error object; nil otherwise.
+func (acc *accumulator) finished() error {
+	if f := strings.ToLower(acc.finish); f == "error" || f == "abort" {
+		what := "stream"
+		if acc.unstreamed {
+			what = "reply"
+		}
+		return fmt.Errorf("the %s finished with finish_reason %q and no error message", what, acc.finish)
+	}
+	return nil
+}
+
+// unreadable is the error for a reply that is neither a stream nor a
+// completion: what the server sent, so that its cause shows (a web page
+// or a proxy's notice where the API was expected, say).
+func (acc *accumulator) unreadable(contentType string, body []byte) error {
+	what := "no Content-Type"
+	if contentType != "" {
+		what = fmt.Sprintf("Content-Type %q", contentType)
+	}
+	return fmt.Errorf(`the reply is neither a stream of server-sent events nor a JSON completion (%s; it begins %q): check "base_url", which must be the API's address (it usually ends in /v1)`,
+		what, acc.secrets.Snippet(body[:min(len(body), headBytes)]))
 }
 
 func (acc *accumulator) add(ch wireChoice) {
@@ -411,8 +502,9 @@ func (acc *accumulator) toolCall(tc wireToolCall) {
 }
 
 // fill copies what arrived into res. Time to first token is measured to
-// the first content, refusal or tool-call delta; an answer with none has
-// TTFT equal to its wall time.
+// the first content, refusal or tool-call delta; a streamed answer with
+// none has TTFT equal to its wall time, and one that was not streamed
+// has none (zero: unknown).
 func (acc *accumulator) fill(res *lm.GenerateResult) {
 	res.Text = acc.text.String()
 	refusal := acc.refusal.String()
@@ -425,9 +517,12 @@ func (acc *accumulator) fill(res *lm.GenerateResult) {
 	}
 	if !acc.end.IsZero() {
 		res.Wall = acc.end.Sub(acc.start)
-		res.TTFT = res.Wall
-		if !acc.first.IsZero() {
+		switch {
+		case acc.unstreamed:
+		case !acc.first.IsZero():
 			res.TTFT = acc.first.Sub(acc.start)
+		default:
+			res.TTFT = res.Wall
 		}
 	}
 	if acc.usage != nil {

@@ -6,7 +6,9 @@
 // OpenRouter's provider pin, reasoning effort and usage accounting, top_k,
 // and declared sampling values such as temperature 0, which go-openai's
 // omitempty fields would silently drop. Every generation is streamed so
-// time to first token and wall time are measured on the same clock.
+// time to first token and wall time are measured on the same clock; a
+// server that answers with one JSON completion instead is read all the
+// same, and its answer has no time to first token.
 //
 // Sampling: only what the request declares is sent, and max_tokens only
 // when the request sets MaxNewTokens. The catalog entry's "sampling" and

@@ -48,6 +48,12 @@ var streamSeeds = []string{
 	"data: {\"choices\": nul\n\n",
 	"",
 	"\n\n\n",
+	// Replies that were not streamed, and bodies that are neither.
+	`{"id":"c2","object":"chat.completion","created":1700000000,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_0","type":"function","function":{"name":"get_weather","arguments":"{\"location\": \"Paris\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":5,"completion_tokens":9,"cost":0.0002}}`,
+	"\n " + `{"object":"text_completion","choices":[{"index":0,"text":"Once","finish_reason":"length"}]}`,
+	`{"error":{"message":"overloaded","code":503}}`,
+	`{"detail":"Not Found"}`,
+	"<!doctype html>\n<html><body>Open WebUI</body></html>\n",
 }
 
 // FuzzSSE feeds arbitrary byte streams to the SSE reader and to the
@@ -55,8 +61,8 @@ var streamSeeds = []string{
 // panic or loop: the reader ends at [DONE] (io.EOF, then io.EOF again) or
 // at the end of the body (errTruncated, which unwraps to
 // io.ErrUnexpectedEOF); how the body is split into reads changes nothing;
-// an answer the accumulator accepts was finished by [DONE], and what it
-// fills in has a known stop reason.
+// an answer the accumulator accepts was finished by [DONE] or was a whole
+// JSON completion, and what it fills in has a known stop reason.
 func FuzzSSE(f *testing.F) {
 	if !errors.Is(errTruncated, io.ErrUnexpectedEOF) {
 		f.Fatal("errTruncated does not unwrap to io.ErrUnexpectedEOF")
@@ -75,22 +81,27 @@ func FuzzSSE(f *testing.F) {
 		}
 
 		var acc accumulator
-		err := acc.read(bytes.NewReader(body))
+		err := acc.read(bytes.NewReader(body), "")
 		var one accumulator
-		oneErr := one.read(iotest.HalfReader(bytes.NewReader(body)))
+		oneErr := one.read(iotest.HalfReader(bytes.NewReader(body)), "")
 		if (err == nil) != (oneErr == nil) || err != nil && err.Error() != oneErr.Error() || acc.text.String() != one.text.String() {
 			t.Fatalf("short reads change the result: %v / %q, whole: %v / %q", oneErr, one.text.String(), err, acc.text.String())
 		}
 		switch {
-		case err == nil && end != io.EOF:
+		case err == nil && end != io.EOF && !acc.unstreamed:
 			t.Fatalf("accepted a stream that ended without [DONE] (%v)", end)
 		case err != nil && err.Error() == "":
 			t.Fatalf("an error with no message: %#v", err)
 		case errors.Is(err, io.ErrUnexpectedEOF) && end != errTruncated:
 			t.Fatalf("reported truncation (%v) of a stream that has its [DONE]", err)
+		case acc.unstreamed && bytes.TrimLeft(body, " \t\r\n")[0] != '{':
+			t.Fatalf("read as a whole reply a body that does not open with '{'")
 		}
 		var res lm.GenerateResult
 		acc.fill(&res)
+		if acc.unstreamed && res.TTFT != 0 {
+			t.Fatalf("a reply that was not streamed has time to first token %v", res.TTFT)
+		}
 		if !slices.Contains([]string{lm.StopEOS, lm.StopLength, lm.StopToolCalls, lm.StopRefusal, lm.StopError}, res.StopReason) {
 			t.Fatalf("stop reason %q", res.StopReason)
 		}

@@ -26,10 +26,11 @@ type attempt struct {
 	header  http.Header    // Authorization and the entry's headers
 	secrets redact.Secrets // scrubbed from a failed answer's body before it is cut to a snippet
 
-	status     int    // 0 when no response arrived
-	retryAfter string // the Retry-After header of a failed answer
-	body       io.ReadCloser
-	output     bool // a token arrived: the answer may be billed, so no retry
+	status      int    // 0 when no response arrived
+	retryAfter  string // the Retry-After header of a failed answer
+	contentType string // what the server said its body is, for errors
+	body        io.ReadCloser
+	output      bool // a token arrived: the answer may be billed, so no retry
 }
 
 type attemptKey struct{}
@@ -72,6 +73,7 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	}
 	a.status = resp.StatusCode
 	a.retryAfter = resp.Header.Get("Retry-After")
+	a.contentType = resp.Header.Get("Content-Type")
 	a.body = resp.Body
 	return resp, nil
 }
@@ -133,16 +135,18 @@ func mergeJSONDecoded(body []byte, extra map[string]any) ([]byte, error) {
 	return json.Marshal(obj)
 }
 
-// errTruncated marks a stream that ended before its [DONE] sentinel. It
-// unwraps to io.ErrUnexpectedEOF so the retry policy sees a dropped
-// connection (retried only while no token has arrived).
-var errTruncated error = truncatedError{}
+// errTruncated marks a stream that ended before its [DONE] sentinel, and
+// errReplyCut a non-streamed reply cut short of its length. Both unwrap
+// to io.ErrUnexpectedEOF so the retry policy sees a dropped connection
+// (retried only while no token has arrived).
+var (
+	errTruncated error = truncatedError{"the stream ended before it finished (no [DONE]): the connection dropped or the server cut the response off"}
+	errReplyCut  error = truncatedError{"the reply ended before it finished: the connection dropped or the server cut the response off"}
+)
 
-type truncatedError struct{}
+type truncatedError struct{ msg string }
 
-func (truncatedError) Error() string {
-	return "the stream ended before it finished (no [DONE]): the connection dropped or the server cut the response off"
-}
+func (e truncatedError) Error() string { return e.msg }
 
 func (truncatedError) Unwrap() error { return io.ErrUnexpectedEOF }
 
@@ -157,7 +161,15 @@ func (truncatedError) Unwrap() error { return io.ErrUnexpectedEOF }
 type sseReader struct {
 	r    *bufio.Reader
 	done bool
+	// seen is set by the first line in the syntax of server-sent events
+	// (a field or a comment); until then head keeps the body's first
+	// bytes, so that a reply that is no stream at all can be shown.
+	seen bool
+	head []byte
 }
+
+// headBytes is how much of a body that is not a stream is kept to show.
+const headBytes = 1 << 10
 
 // sseBuffers are the readers' 4 KiB buffers, kept between streams: a
 // fresh one per request was the largest allocation of a streamed answer.
@@ -167,6 +179,24 @@ func newSSEReader(r io.Reader) *sseReader {
 	br := sseBuffers.Get().(*bufio.Reader)
 	br.Reset(r)
 	return &sseReader{r: br}
+}
+
+// firstByte is the body's first byte that is not white space, read
+// ahead without consuming it; 0 when the body ends or fails first. It
+// waits for that byte and no more, so a stream's timing is untouched.
+func (s *sseReader) firstByte() byte {
+	for n := 1; n <= s.r.Size(); n++ {
+		b, _ := s.r.Peek(n)
+		if len(b) < n {
+			return 0
+		}
+		switch c := b[n-1]; c {
+		case ' ', '\t', '\r', '\n':
+		default:
+			return c
+		}
+	}
+	return 0
 }
 
 // release hands the buffer back; the reader is not used again. The data
@@ -204,6 +234,13 @@ func (s *sseReader) readLine() ([]byte, error) {
 	}
 }
 
+// keep adds a line to head while no line of server-sent events has come.
+func (s *sseReader) keep(line []byte) {
+	if !s.seen && len(s.head) < headBytes {
+		s.head = append(s.head, line[:min(len(line), headBytes-len(s.head))]...)
+	}
+}
+
 // next returns the next event's data: io.EOF after [DONE], errTruncated when
 // the body ends first.
 func (s *sseReader) next() ([]byte, error) {
@@ -224,9 +261,11 @@ func (s *sseReader) next() ([]byte, error) {
 			}
 			return nil, fmt.Errorf("reading the stream: %w", err)
 		}
+		raw := line
 		line = bytes.TrimRight(line, "\r\n")
 		switch {
 		case len(line) == 0:
+			s.keep(raw)
 			if !have {
 				continue // blank lines between events
 			}
@@ -236,8 +275,11 @@ func (s *sseReader) next() ([]byte, error) {
 			}
 			return data, nil
 		case bytes.HasPrefix(line, []byte(":")):
-			// a comment (keep-alive)
+			s.seen = true // a comment (keep-alive)
+		case bytes.HasPrefix(line, []byte("event:")), bytes.HasPrefix(line, []byte("id:")), bytes.HasPrefix(line, []byte("retry:")):
+			s.seen = true // fields that carry nothing we use
 		case bytes.HasPrefix(line, []byte("data:")):
+			s.seen = true
 			v := bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))
 			if have {
 				data = append(data, '\n')
@@ -247,8 +289,9 @@ func (s *sseReader) next() ([]byte, error) {
 			}
 			data = append(data, v...)
 			have = true
+		default:
+			s.keep(raw) // not a line of server-sent events
 		}
-		// "event:", "id:" and "retry:" fields carry nothing we use.
 		if err == io.EOF {
 			// The last event lacked its blank line; [DONE] still counts.
 			if have && string(bytes.TrimSpace(data)) == "[DONE]" {

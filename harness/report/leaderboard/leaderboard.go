@@ -20,6 +20,7 @@ import (
 	"github.com/feather-eval/feather/harness/suites/microbench"
 	"github.com/feather-eval/feather/internal/atomicfile"
 	"github.com/feather-eval/feather/internal/markdown"
+	"github.com/feather-eval/feather/internal/plural"
 )
 
 // File names written by Write.
@@ -66,6 +67,7 @@ type FBModel struct {
 	CostUSD        *float64 `json:"cost_usd"`
 	CostPerTaskUSD *float64 `json:"cost_per_task_usd"`
 	MedianLatencyS *float64 `json:"median_latency_s"`
+	NoLatency      int      `json:"trials_without_latency,omitempty"` // left out of the median: no time to first token
 	MedianWallS    *float64 `json:"median_wall_clock_s"`
 	InputTokens    int      `json:"input_tokens"`
 	OutputTokens   int      `json:"output_tokens"`
@@ -126,7 +128,7 @@ func featherbenchBoard(fb *runs.Featherbench) *Featherbench {
 	for _, m := range sum.Models {
 		row := FBModel{Model: m.Model, CILow: m.Lo, CIHigh: m.Hi, Passed: m.Passed, Scored: m.Scored, Trials: m.Trials,
 			Refused: m.Refused, Errors: m.Errors, Unscored: m.Unscored, CostUSD: m.CostUSD, CostPerTaskUSD: m.CostPerTaskUSD,
-			MedianLatencyS: m.MedianLatencyS, MedianWallS: m.MedianWallS, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens}
+			MedianLatencyS: m.MedianLatencyS, NoLatency: m.NoLatency, MedianWallS: m.MedianWallS, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens}
 		if m.Scored > 0 {
 			rate := m.PassRate
 			row.PassRate = &rate
@@ -214,15 +216,16 @@ func microbenchBoard(results []*microbench.Result) *Microbench {
 func Markdown(set *runs.Set, s Summary) (string, error) {
 	var b strings.Builder
 	b.WriteString("# feather leaderboard\n\n")
-	fmt.Fprintf(&b, "Merged from %d run%s: %s.\n", len(s.Runs), plural(len(s.Runs)), strings.Join(s.Runs, ", "))
+	fmt.Fprintf(&b, "Merged from %s: %s.\n", plural.Of(len(s.Runs), "run"), strings.Join(s.Runs, ", "))
 	if fb := s.Featherbench; fb != nil {
 		b.WriteString("\n## Featherbench\n\n")
-		fmt.Fprintf(&b, "%d models, %d tasks, runs %s. Ranked by pass rate, then by cost per task.\n\n", len(fb.Models), fb.Tasks, strings.Join(fb.RunIDs, ", "))
+		fmt.Fprintf(&b, "%s, %s, runs %s. Ranked by pass rate, then by cost per task.\n\n", plural.Of(len(fb.Models), "model"), plural.Of(fb.Tasks, "task"), strings.Join(fb.RunIDs, ", "))
 		for _, w := range fb.Warnings {
 			fmt.Fprintf(&b, "> **Warning:** %s.\n\n", w)
 		}
 		b.WriteString("| rank | model | pass rate [95% CI] | passed / scored | cost / task (USD) | median latency (s) | median wall (s) | Rubric /10 | trials |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+		noLatency := false
 		for _, m := range fb.Models {
 			rate := "—"
 			if m.PassRate != nil {
@@ -232,10 +235,15 @@ func Markdown(set *runs.Set, s Summary) (string, error) {
 			if m.RubricMean != nil {
 				rub = fmt.Sprintf("%.1f", *m.RubricMean)
 			}
+			lat := featherbench.ModelStats{MedianLatencyS: m.MedianLatencyS, NoLatency: m.NoLatency}
+			noLatency = noLatency || lat.PartlyTimed()
 			fmt.Fprintf(&b, "| %d | %s | %s | %d / %d | %s | %s | %s | %s | %d |\n", m.Rank, markdown.Cell(m.Model), rate, m.Passed, m.Scored,
-				featherbench.FormatUSD(m.CostPerTaskUSD), featherbench.FormatSeconds(m.MedianLatencyS), featherbench.FormatSeconds(m.MedianWallS), rub, m.Trials)
+				featherbench.FormatUSD(m.CostPerTaskUSD), lat.LatencyCell(), featherbench.FormatSeconds(m.MedianWallS), rub, m.Trials)
 		}
 		b.WriteString("\nPass rate = passed / scored with the 95% Wilson interval; overlapping intervals mean the order is not settled. Latency is time to first token. ")
+		if noLatency {
+			b.WriteString(`"(N n/a)" after a median latency counts the trials that have none (a server that answered without streaming), which the median leaves out. `)
+		}
 		b.WriteString("Rubric /10 leaves out a judge's scores of its own answers.\n")
 		if len(fb.Frontier) > 0 {
 			fmt.Fprintf(&b, "\nCheapest model at each pass rate (the Pareto frontier, cheapest first): %s.\n", strings.Join(fb.Frontier, " → "))
@@ -268,13 +276,6 @@ func demote(md string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // Write writes leaderboard.md and summary.json into dir and returns the

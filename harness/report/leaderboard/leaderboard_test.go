@@ -9,6 +9,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/report/leaderboard"
 	"github.com/feather-eval/feather/harness/report/runs"
+	"github.com/feather-eval/feather/harness/suites/featherbench"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -62,4 +63,28 @@ func TestGolden(t *testing.T) {
 	assert.Equal(t, []string{"Small 50M (20260704T101530Z)", "Small 50M (20260705T090000Z)", "Tiny 3M"}, mb)
 	assert.Equal(t, []bool{false, true, false}, noise)
 	assert.Len(t, s.Featherweight.Rows, 6, "three model runs × two styles")
+}
+
+// TestLatencyWithoutTTFT: a model's median latency leaves out the trials
+// that have none, and the board says how many.
+func TestLatencyWithoutTTFT(t *testing.T) {
+	lat := func(v float64) *float64 { return &v }
+	set := &runs.Set{Featherbench: &runs.Featherbench{Records: []featherbench.Record{
+		{RunID: "r", Task: "t", Model: "mixed", Trial: 1, LatencyS: lat(0.2)},
+		{RunID: "r", Task: "t", Model: "mixed", Trial: 2, LatencyS: lat(0.4)},
+		{RunID: "r", Task: "t", Model: "mixed", Trial: 3},
+		{RunID: "r", Task: "t", Model: "timed", Trial: 1, LatencyS: lat(0.5)},
+	}}}
+	s := leaderboard.Build(set)
+	require.Len(t, s.Featherbench.Models, 2)
+	assert.Equal(t, [2]int{1, 0}, [2]int{s.Featherbench.Models[0].NoLatency, s.Featherbench.Models[1].NoLatency})
+	js, err := json.Marshal(s.Featherbench.Models)
+	require.NoError(t, err)
+	assert.Contains(t, string(js), `"median_latency_s":0.30000000000000004,"trials_without_latency":1,`)
+	assert.Contains(t, string(js), `"median_latency_s":0.5,"median_wall_clock_s"`, "left out when every trial has one")
+	md, err := leaderboard.Markdown(set, s)
+	require.NoError(t, err)
+	assert.Contains(t, md, "| 1 | mixed | — | 0 / 0 | — | 0.30 (1 n/a) | — | — | 3 |\n")
+	assert.Contains(t, md, "| 2 | timed | — | 0 / 0 | — | 0.50 | — | — | 1 |\n")
+	assert.Contains(t, md, `"(N n/a)" after a median latency counts the trials that have none (a server that answered without streaming), which the median leaves out.`)
 }

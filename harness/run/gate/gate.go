@@ -316,13 +316,21 @@ func (g *Gate) Item(t testing.TB, id string, correct bool) {
 	}
 }
 
+// Narrowing is an option in effect that runs fewer items than a whole
+// run: Option as the user types it ("-run", "-fb.tasks-dir") and Effect,
+// what it does ("selects fewer", "names other tasks"). The gate names
+// them when baseline items did not run, so the note blames the option
+// that left them out, or none.
+type Narrowing struct{ Option, Effect string }
+
 // Finish closes the gate once every item has been recorded: with -update
 // it writes the baseline; otherwise, when there is a baseline, it runs the
 // "gate" subtest of t, which checks score (with its standard error se, in
 // the same units) against the threshold and the item outcomes against the
 // baseline's. A run with no score (μBench's index needs every item) passes
-// math.NaN(): its items are still gated and recorded.
-func (g *Gate) Finish(t *testing.T, score, se float64) {
+// math.NaN(): its items are still gated and recorded. narrowed are the
+// options of this run that select fewer items.
+func (g *Gate) Finish(t *testing.T, score, se float64, narrowed ...Narrowing) {
 	t.Helper()
 	g.mu.Lock()
 	now := make(map[string]bool, len(g.now))
@@ -341,18 +349,18 @@ func (g *Gate) Finish(t *testing.T, score, se float64) {
 			t.Log("gate: " + k)
 		}
 		if old != nil {
-			t.Run("gate", func(t *testing.T) { g.compare(t, old, score, now, false) })
+			t.Run("gate", func(t *testing.T) { g.compare(t, old, score, now, narrowed, false) })
 		}
 		return
 	}
 	if g.base == nil {
 		return
 	}
-	t.Run("gate", func(t *testing.T) { g.compare(t, g.base, score, now, true) })
+	t.Run("gate", func(t *testing.T) { g.compare(t, g.base, score, now, narrowed, true) })
 }
 
 // compare checks (or, when !fail, only reports) this run against base.
-func (g *Gate) compare(t *testing.T, base *Section, score float64, now map[string]bool, fail bool) {
+func (g *Gate) compare(t *testing.T, base *Section, score float64, now map[string]bool, narrowed []Narrowing, fail bool) {
 	report := t.Logf
 	if fail {
 		report = t.Errorf
@@ -389,7 +397,7 @@ func (g *Gate) compare(t *testing.T, base *Section, score float64, now map[strin
 			t.Logf("gate: %s: score %.4g, threshold %.4g (%s: score %.4g ± %.4g)", g.label, score, base.Threshold, from, base.Score, base.SE)
 		}
 	default:
-		t.Logf("gate: %s: %d of the baseline's %d items did not run (-run selects fewer): the score is not compared with the threshold", g.label, len(missing), len(base.Items))
+		t.Logf("gate: %s: %s", g.label, notRun(len(missing), len(base.Items), narrowed))
 	}
 	b, c := len(regressed), len(improved)
 	p := stats.McNemarDrop(b, c)
@@ -410,6 +418,22 @@ func (g *Gate) compare(t *testing.T, base *Section, score float64, now map[strin
 	if len(added) > 0 {
 		t.Logf("gate: %s: %d items are not in the baseline: %s", g.label, len(added), list(added))
 	}
+}
+
+// notRun is the note on missing of the baseline's total items not
+// running: it names the options that narrowed the run, or says that none
+// did, so the items are gone from the data.
+func notRun(missing, total int, narrowed []Narrowing) string {
+	const unscored = "the score is not compared with the threshold"
+	if len(narrowed) == 0 {
+		return fmt.Sprintf("%d of the baseline's %d items did not run, and no option narrowed the run: the data no longer has them, "+
+			"or the baseline was recorded with other options (record it again with -update); %s", missing, total, unscored)
+	}
+	why := make([]string, len(narrowed))
+	for i, n := range narrowed {
+		why[i] = n.Option + " " + n.Effect
+	}
+	return fmt.Sprintf("%d of the baseline's %d items did not run (%s): %s", missing, total, strings.Join(why, "; "), unscored)
 }
 
 // list names up to 20 ids.

@@ -60,12 +60,19 @@ func TestGateFixture(t *testing.T) {
 			}
 			t.Run(id, func(t *testing.T) { g.Item(t, id, ok) })
 		}
+		// GATE_NARROWED lists the run's narrowing options, "-run=selects fewer;...".
+		var narrowed []gate.Narrowing
+		for _, n := range strings.Split(os.Getenv("GATE_NARROWED"), ";") {
+			if opt, effect, ok := strings.Cut(n, "="); ok {
+				narrowed = append(narrowed, gate.Narrowing{Option: opt, Effect: effect})
+			}
+		}
 		p := float64(passed) / float64(n)
 		if os.Getenv("GATE_NOSCORE") == "1" {
-			g.Finish(t, math.NaN(), 0) // like μBench without its index
+			g.Finish(t, math.NaN(), 0, narrowed...) // like μBench without its index
 			return
 		}
-		g.Finish(t, p, stats.SEProportion(p, n))
+		g.Finish(t, p, stats.SEProportion(p, n), narrowed...)
 	})
 }
 
@@ -210,12 +217,23 @@ func TestGateInSubprocess(t *testing.T) {
 		},
 		{
 			name:   "a partial run checks its items but not the score",
-			env:    []string{"GATE_ITEMS=4", "GATE_FLIP=item02"},
+			env:    []string{"GATE_ITEMS=4", "GATE_FLIP=item02", "GATE_NARROWED=-run=selects fewer"},
 			failed: []string{"item02"},
 			gateSays: []string{
 				"gate: suite m: 6 of the baseline's 10 items did not run (-run selects fewer): the score is not compared with the threshold",
 				"1 items regressed and 0 improved",
 			},
+		},
+		{
+			name:     "a partial run names every option that narrowed it",
+			env:      []string{"GATE_ITEMS=4", "GATE_NARROWED=-fb.tasks-dir=names other tasks;-shard=runs one of 3 parts"},
+			gateSays: []string{"gate: suite m: 6 of the baseline's 10 items did not run (-fb.tasks-dir names other tasks; -shard runs one of 3 parts): the score is not compared with the threshold"},
+		},
+		{
+			name: "items missing from a whole run are missing from the data",
+			env:  []string{"GATE_ITEMS=9"},
+			gateSays: []string{"gate: suite m: 1 of the baseline's 10 items did not run, and no option narrowed the run: the data no longer has them, " +
+				"or the baseline was recorded with other options (record it again with -update); the score is not compared with the threshold"},
 		},
 		{
 			name:     "a run without a score still gates its items",

@@ -94,6 +94,41 @@ func (f *Filter) Under(prefix ...string) func(path ...string) bool {
 	}
 }
 
+// Narrows reports whether -run or -skip may leave out some of the tests
+// below prefix: -run when none of its alternatives that match prefix
+// selects everything below it (as -run TestX/m does below TestX/m, and
+// -run TestX/m/a does not), -skip when one of its alternatives names
+// tests below prefix. It reads the patterns only, so a pattern that
+// happens to match every test below prefix still narrows.
+func (f *Filter) Narrows(prefix ...string) (run, skip bool) {
+	names := make([]string, len(prefix))
+	for i, p := range prefix {
+		names[i] = rewrite(p)
+	}
+	deeper := func(levels []*regexp.Regexp) bool {
+		for _, re := range levels[min(len(names), len(levels)):] {
+			if re.String() != "" { // an empty level ("TestX/m/") selects all
+				return true
+			}
+		}
+		return false
+	}
+	if f.run != nil {
+		run = true
+		for _, levels := range f.run {
+			if ok, _ := match(levels, names); ok && !deeper(levels) {
+				run = false
+			}
+		}
+	}
+	for _, levels := range f.skip {
+		if ok, _ := match(levels, names); ok && deeper(levels) {
+			skip = true
+		}
+	}
+	return run, skip
+}
+
 func matchAny(alts [][]*regexp.Regexp, names []string) (ok, partial bool) {
 	for _, levels := range alts {
 		if ok, partial := match(levels, names); ok {

@@ -39,6 +39,32 @@ func TestSelected(t *testing.T) {
 	}
 }
 
+func TestNarrows(t *testing.T) {
+	prefix := []string{"TestFeatherbench", "fable-5"}
+	for _, tc := range []struct {
+		run, skip         string
+		wantRun, wantSkip bool
+	}{
+		{"", "", false, false},
+		{"TestFeatherbench", "", false, false},               // the suite: every unit of the model
+		{"TestFeatherbench/fable-5", "", false, false},       // the model
+		{"TestFeatherbench/fable-5/", "", false, false},      // an empty level selects all
+		{"TestFeatherbench/fable-5/coding", "", true, false}, // some tasks
+		{"TestFeatherbench//coding", "", true, false},
+		{"TestFeatherbench/fable-5/coding|TestFeatherbench", "", false, false}, // one alternative selects all
+		{"TestA|TestFeatherbench/fable-5/coding", "", true, false},
+		{"", "TestFeatherbench/fable-5/coding", false, true},
+		{"", "TestFeatherbench/gpt-5/coding", false, false}, // another model's tests
+		{"", "TestMicrobench", false, false},
+		{"TestFeatherbench", "TestFeatherbench/fable-5/x/2", false, true},
+	} {
+		f, err := New(tc.run, tc.skip)
+		require.NoError(t, err)
+		run, skip := f.Narrows(prefix...)
+		assert.Equal(t, []bool{tc.wantRun, tc.wantSkip}, []bool{run, skip}, "run=%q skip=%q", tc.run, tc.skip)
+	}
+}
+
 func TestBadPattern(t *testing.T) {
 	_, err := New("Test[", "")
 	assert.Error(t, err)

@@ -94,6 +94,10 @@ type Options struct {
 	// Interrupted leaves the scores unchecked: an interrupted run's units
 	// are incomplete.
 	Interrupted bool
+	// Narrowed are the options in effect that run fewer units than a
+	// whole run (-run, -shard, a suite's own selection), for the gate's
+	// note on baseline items that did not run.
+	Narrowed []gate.Narrowing
 }
 
 // Subtests gives each unit its subtest under t, the model's subtest,
@@ -136,7 +140,7 @@ func walk(t *testing.T, o Options, prefix []string, units []Unit, scores map[str
 	case o.Interrupted:
 		t.Logf("gate not checked: the run was interrupted, so %s's units are incomplete", o.Model)
 	default:
-		open(t, o, prefix).Finish(t, s.Value, s.SE)
+		open(t, o, prefix).Finish(t, s.Value, s.SE, o.Narrowed...)
 	}
 }
 

@@ -3,6 +3,7 @@ package featherbench
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/feather-eval/feather/internal/plural"
 	"io"
 	"strings"
 )
@@ -65,7 +66,7 @@ func (p Plan) MaxCalls() int { return p.GenerationCalls() + p.RubricCallsPerJudg
 func (p Plan) Write(w io.Writer) {
 	fmt.Fprintf(w, "Featherbench dry run: no model is called.\n\n")
 	fmt.Fprintf(w, "models (%d): %s\n", len(p.Models), strings.Join(p.Models, ", "))
-	fmt.Fprintf(w, "tasks (%d), %d trial(s) each:\n", len(p.Tasks), p.Trials)
+	fmt.Fprintf(w, "tasks (%d), %s each:\n", len(p.Tasks), plural.Of(p.Trials, "trial"))
 	width := 0
 	for _, t := range p.Tasks {
 		width = max(width, len(t.ID))
@@ -97,7 +98,7 @@ func (p Plan) Write(w io.Writer) {
 	gen := p.GenerationCalls()
 	fmt.Fprintf(w, "generation calls: %d", gen)
 	if gen == full {
-		fmt.Fprintf(w, " (%d models × %d tasks × %d trials)\n", len(p.Models), len(p.Tasks), p.Trials)
+		fmt.Fprintf(w, " (%s × %s × %s)\n", plural.Of(len(p.Models), "model"), plural.Of(len(p.Tasks), "task"), plural.Of(p.Trials, "trial"))
 	} else {
 		fmt.Fprintf(w, " (of %d: -run selects fewer trials)\n", full)
 	}

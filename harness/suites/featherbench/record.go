@@ -52,6 +52,10 @@ type Record struct {
 	// and timings are those of the original call. Absent otherwise, so
 	// records keep exactly the spec's keys.
 	Cached bool `json:"cached,omitempty"`
+	// Smoke marks a trial of feather's built-in smoke model, whose
+	// answers measure the harness, not a language model; absent
+	// otherwise, as Cached is.
+	Smoke bool `json:"smoke,omitempty"`
 }
 
 // UnsupportedPrefix starts the error of a trial the backend cannot serve

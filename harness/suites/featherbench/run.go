@@ -141,7 +141,7 @@ func (r *Run) loadTasks() error {
 		return err
 	}
 	if len(tasks) == 0 {
-		return fmt.Errorf("%w in %s: add <category>-<name>.json files, or point -fb.tasks-dir at a folder of them", ErrNoTasks, r.c.TasksDir)
+		return NoTasks(r.c.TasksDir, "-fb.tasks-dir")
 	}
 	r.tasks, err = Filter(tasks, r.c.TaskIDs, r.c.Categories)
 	return err
@@ -234,6 +234,10 @@ func (r *Run) onRecord(rec Record) {
 	}
 }
 
+// Panel are the models the run selected (-fb.models, or the catalog's
+// enabled ones), whatever -run narrows them to.
+func (r *Run) Panel() []catalog.Entry { return r.models }
+
 // Models are the run's models that -run selects, in catalog order: each
 // gets a RunModel call.
 func (r *Run) Models() []catalog.Entry {
@@ -250,6 +254,20 @@ func (r *Run) Models() []catalog.Entry {
 // not been stopped: only then need it be opened.
 func (r *Run) Pending(model string) bool {
 	return len(r.runner.Jobs(model, r.tasks)) > 0 && (r.c.Stop == nil || r.c.Stop.Err() == nil)
+}
+
+// Selects reports whether sel, a selection of paths under the model
+// (task id, trial), takes any of the run's trials, whatever -shard or a
+// resumed run leaves to ask.
+func (r *Run) Selects(model string, sel func(path ...string) bool) bool {
+	for _, t := range r.tasks {
+		for n := 1; n <= r.c.Trials; n++ {
+			if sel(Record{Task: t.ID, Trial: n}.Path()...) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Planned is how many of the model's selected trials the run holds when
@@ -296,7 +314,7 @@ func (r *Run) RunModel(ctx context.Context, e catalog.Entry, gen lm.Generator) (
 	if err := r.openResults(); err != nil {
 		return recs, err
 	}
-	fresh, err := r.runner.RunModel(ctx, Model{Key: e.Key, Generator: r.cache.Wrap(gen, e.CacheID())}, r.tasks)
+	fresh, err := r.runner.RunModel(ctx, Model{Key: e.Key, Generator: r.cache.Wrap(gen, e.CacheID()), Smoke: e.BuiltIn()}, r.tasks)
 	r.mu.Lock()
 	r.records = append(r.records, fresh...)
 	r.mu.Unlock()

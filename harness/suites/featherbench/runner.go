@@ -24,6 +24,8 @@ type Model struct {
 	// capability the model was never given. A response cache, when used,
 	// wraps it (respcache.Cache.Wrap) and marks its answers Cached.
 	Generator lm.Generator
+	// Smoke is the built-in smoke model: its records say so.
+	Smoke bool
 }
 
 // Runner runs trials through one bounded pool shared by every model, task
@@ -183,7 +185,7 @@ func (r *Runner) trial(ctx context.Context, m Model, job Job) (rec Record, ok bo
 	start := r.now()
 	rec = Record{
 		RunID: r.RunID, Task: task.ID, TaskHash: task.Hash, Model: m.Key, Trial: job.Trial,
-		Timestamp: start.UTC().Format(time.RFC3339), ToolCalls: []ToolCall{},
+		Timestamp: start.UTC().Format(time.RFC3339), ToolCalls: []ToolCall{}, Smoke: m.Smoke,
 	}
 	fail := func(err error) (Record, bool) {
 		msg := err.Error()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/suites/featherbench/rubric"
+	"github.com/feather-eval/feather/internal/plural"
 )
 
 // RubricOptions are one run's judging options. The zero value judges
@@ -95,10 +96,10 @@ func (r *Run) rubricVerdict() error {
 	case n == 0:
 		return nil
 	case errors.Is(err, catalog.ErrUnavailable):
-		r.c.Logf("rubric judging skipped: %v; %d trial(s) of tasks with a rubric were recorded without rubric scores (their checker results stand). "+
-			"Build with the judge's tag, name judges this build can open with -fb.judge, or pass -fb.no-rubric", err, n)
+		r.c.Logf("rubric judging skipped: %v; %s of tasks with a rubric were recorded without rubric scores (their checker results stand). "+
+			"Build with the judge's tag, name judges this build can open with -fb.judge, or pass -fb.no-rubric", err, plural.Of(n, "trial"))
 		return nil
 	}
-	return fmt.Errorf("rubric judging could not start, so %d trial(s) of tasks with a rubric were recorded without rubric scores (their checker results stand): %v; "+
-		"run with -fb.no-rubric to skip judging, or name judges this build can open with -fb.judge", n, err)
+	return fmt.Errorf("rubric judging could not start, so %s of tasks with a rubric were recorded without rubric scores (their checker results stand): %v; "+
+		"run with -fb.no-rubric to skip judging, or name judges this build can open with -fb.judge", plural.Of(n, "trial"), err)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/feather-eval/feather/harness/stats"
 	"github.com/feather-eval/feather/harness/suites/featherbench/rubric"
 	"github.com/feather-eval/feather/internal/atomicfile"
+	"github.com/feather-eval/feather/internal/plural"
 )
 
 // Cell counts one model's trials of one task (or one category).
@@ -60,6 +61,10 @@ type ModelStats struct {
 	// Medians over trials without errors that report the value; nil when
 	// none does. Latency is time to first token.
 	MedianLatencyS, MedianWallS *float64
+	// NoLatency counts the trials without errors that report no time to
+	// first token (a server that answered without streaming), which the
+	// latency median leaves out.
+	NoLatency int
 	// Token totals over every trial.
 	InputTokens, OutputTokens int
 	// CostUSD is the total over trials that report a cost (errors included:
@@ -71,6 +76,19 @@ type ModelStats struct {
 	// Rubric is the model's Rubric /10 over its judged trials (zero when
 	// none was judged).
 	Rubric rubric.Overall
+	// Smoke: the records are the built-in smoke model's.
+	Smoke bool
+}
+
+// SmokeNote explains the † that marks the built-in smoke model.
+const SmokeNote = "† feather's built-in smoke model: its numbers measure the harness, not a language model."
+
+// Label is the model's key, marked † when it is the smoke model.
+func (m ModelStats) Label() string {
+	if m.Smoke {
+		return m.Model + " †"
+	}
+	return m.Model
 }
 
 // Summary aggregates records from any number of runs.
@@ -190,6 +208,7 @@ type modelTotals struct {
 func (t *modelTotals) add(r *Record) {
 	ms := &t.ms
 	ms.add(r)
+	ms.Smoke = ms.Smoke || r.Smoke
 	ms.InputTokens += r.InputTokens
 	ms.OutputTokens += r.OutputTokens
 	if r.CostUSD != nil {
@@ -201,6 +220,8 @@ func (t *modelTotals) add(r *Record) {
 	}
 	if r.LatencyS != nil {
 		t.lat = append(t.lat, *r.LatencyS)
+	} else {
+		ms.NoLatency++
 	}
 	if r.WallClockS != nil {
 		t.wall = append(t.wall, *r.WallClockS)
@@ -251,7 +272,7 @@ func (s Summary) Markdown() string {
 	case len(s.RunIDs) > 1:
 		runs = fmt.Sprintf("%d runs combined (%s)", len(s.RunIDs), strings.Join(s.RunIDs, ", "))
 	}
-	fmt.Fprintf(&b, "%s: %d models, %d tasks, %d trials.\n\n", runs, len(s.Models), len(s.Tasks), trials)
+	fmt.Fprintf(&b, "%s: %s, %s, %s.\n\n", runs, plural.Of(len(s.Models), "model"), plural.Of(len(s.Tasks), "task"), plural.Of(trials, "trial"))
 	for _, w := range s.Warnings {
 		fmt.Fprintf(&b, "> **Warning:** %s.\n\n", w)
 	}
@@ -263,9 +284,11 @@ func (s Summary) Markdown() string {
 	}
 	b.WriteString("| model | pass rate [95% CI] | passed / scored | refused | errors | unscored |" + rubricHead + " median latency (s) | median wall (s) | input tokens | output tokens | cost (USD) | cost / task (USD) |\n")
 	b.WriteString("|---|---|---|---|---|---|" + rubricRule + "---|---|---|---|---|---|\n")
-	unsupported := 0
+	unsupported, noLatency, smoke := 0, false, false
 	for _, m := range s.Models {
+		smoke = smoke || m.Smoke
 		unsupported += m.Unsupported
+		noLatency = noLatency || m.PartlyTimed()
 		errs := strconv.Itoa(m.Errors)
 		if m.Unsupported > 0 {
 			errs += fmt.Sprintf(" (%d unsupported)", m.Unsupported)
@@ -275,14 +298,18 @@ func (s Summary) Markdown() string {
 			rub = " " + m.Rubric.String() + " |"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d / %d | %d | %s | %d |%s %s | %s | %d | %d | %s | %s |\n",
-			m.Model, rate(m.Passed, m.Scored, m.Lo, m.Hi), m.Passed, m.Scored, m.Refused, errs, m.Unscored, rub,
-			FormatSeconds(m.MedianLatencyS), FormatSeconds(m.MedianWallS), m.InputTokens, m.OutputTokens, FormatUSD(m.CostUSD), FormatUSD(m.CostPerTaskUSD))
+			m.Label(), rate(m.Passed, m.Scored, m.Lo, m.Hi), m.Passed, m.Scored, m.Refused, errs, m.Unscored, rub,
+			m.LatencyCell(), FormatSeconds(m.MedianWallS), m.InputTokens, m.OutputTokens, FormatUSD(m.CostUSD), FormatUSD(m.CostPerTaskUSD))
 	}
 	b.WriteString("\nPass rate = passed / scored, with the 95% Wilson score interval. Scored trials exclude errors " +
 		"(counted in their own column), refusals on tasks whose refusal policy is neutral, and tasks without a checker " +
 		"(both counted as unscored); a refusal on a task whose policy is pass or fail is scored, and also counted as refused. " +
 		"Latency is time to first token; medians are over trials without errors. Cost is the total reported by the provider; " +
 		"cost / task is the mean cost of one trial.")
+	if noLatency {
+		b.WriteString(" \"(N n/a)\" after a median latency counts the model's trials that have no time to first token " +
+			"(a server that answered without streaming): the median leaves them out.")
+	}
 	if unsupported > 0 {
 		b.WriteString(" Unsupported errors are trials the backend cannot serve by design (a task with tools on a model that cannot take them): " +
 			"recorded with their error, out of the pass rate, and skipped rather than failed by go test.")
@@ -292,6 +319,9 @@ func (s Summary) Markdown() string {
 			"(the mean of the valid scores from judges other than the model itself); — when no trial has one.")
 	}
 	b.WriteString("\n")
+	if smoke {
+		b.WriteString("\n" + SmokeNote + "\n")
+	}
 
 	models := make([]string, len(s.Models))
 	for i, m := range s.Models {
@@ -388,6 +418,21 @@ func FormatSeconds(v *float64) string {
 	}
 	return fmt.Sprintf("%.2f", *v)
 }
+
+// LatencyCell is a model's median latency cell: FormatSeconds, and when
+// some of the trials it covers have no time to first token, how many:
+// "0.41 (3 n/a)".
+func (m ModelStats) LatencyCell() string {
+	cell := FormatSeconds(m.MedianLatencyS)
+	if m.PartlyTimed() {
+		cell += fmt.Sprintf(" (%d n/a)", m.NoLatency)
+	}
+	return cell
+}
+
+// PartlyTimed reports whether some of the model's trials without errors
+// have a time to first token and some have none.
+func (m ModelStats) PartlyTimed() bool { return m.MedianLatencyS != nil && m.NoLatency > 0 }
 
 // FormatUSD is a summary's cost cell: four decimals, six below a cent
 // (so a trial's cost is not rounded away), "—" for none.

@@ -24,9 +24,25 @@ func TestSummaryWarnsWhenTaskVersionsBlend(t *testing.T) {
 	s := Summarize(records, nil)
 	assert.Equal(t, []string{"task coding-x: the records blend 2 versions of the task (task_hash aaaaaaaaaaaa, bbbbbbbbbbbb): its prompt, checker or tools changed between the runs combined here, so its numbers mix different tasks"}, s.Warnings)
 	md := s.Markdown()
-	assert.Contains(t, md, "2 runs combined (20260701T000000Z, 20260702T000000Z): 1 models, 2 tasks, 3 trials.\n")
+	assert.Contains(t, md, "2 runs combined (20260701T000000Z, 20260702T000000Z): 1 model, 2 tasks, 3 trials.\n")
 	assert.Contains(t, md, "> **Warning:** task coding-x: the records blend 2 versions")
 	assert.Contains(t, md, "| (none) | 67% (2 / 3) |\n", "tasks without a known category roll up together")
+}
+
+// TestSummaryMarksTheSmokeModel: the built-in smoke model's row is marked
+// † and the note says its numbers measure the harness, as the other
+// suites' summaries do; a real model's row is not marked.
+func TestSummaryMarksTheSmokeModel(t *testing.T) {
+	smoke := rec("r", "t", "h", "smoke", 1, ptr(true))
+	smoke.Smoke = true
+	md := Summarize([]Record{smoke, rec("r", "t", "h", "m", 1, ptr(false))}, nil).Markdown()
+	assert.Contains(t, md, "Run r: 2 models, 1 task, 2 trials.\n")
+	assert.Contains(t, md, "\n| smoke † | 100% [21–100] | 1 / 1 |")
+	assert.Contains(t, md, "\n| m | 0% [0–79] | 0 / 1 |")
+	assert.Contains(t, md, "\n\n† feather's built-in smoke model: its numbers measure the harness, not a language model.\n")
+
+	plain := Summarize([]Record{rec("r", "t", "h", "m", 1, ptr(false))}, nil).Markdown()
+	assert.NotContains(t, plain, "†")
 }
 
 func TestSummaryOfNothingScored(t *testing.T) {
@@ -100,7 +116,7 @@ func TestPlan(t *testing.T) {
 	assert.Equal(t, `Featherbench dry run: no model is called.
 
 models (2): fable-5, gpt-5.5
-tasks (3), 3 trial(s) each:
+tasks (3), 3 trials each:
   data-notes        category data; no checker; rubric (2 criteria)
   data-total        category data; checker numeric_close
   tool-use-weather  category tool-use; checker tool_called; tools get_weather

@@ -23,6 +23,7 @@ import (
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/suites/featherbench/checkers"
 	"github.com/feather-eval/feather/internal/jsonpos"
+	"github.com/feather-eval/feather/internal/spelling"
 )
 
 // Refusal policies: how a hard refusal counts on a task.
@@ -96,6 +97,9 @@ func Parse(name string, data []byte) (Task, error) {
 	fields, lines, err := members(name, data)
 	if err != nil {
 		return Task{}, err
+	}
+	if looksLikeCatalog(fields) {
+		return Task{}, fmt.Errorf("%s: this looks like a model catalog, not a task; move it out of the tasks folder (-fb.tasks-dir) and pass it with -fb.catalog", name)
 	}
 	if err := misspelt(name, lines); err != nil {
 		return Task{}, err
@@ -282,6 +286,12 @@ func TaskHash(prompt string, checker, tools json.RawMessage) (string, error) {
 	return hex.EncodeToString(sum[:])[:12], nil
 }
 
+// NoTasks is ErrNoTasks for the tasks folder dir, with the fix in the
+// words of option, the flag that names the folder.
+func NoTasks(dir, option string) error {
+	return fmt.Errorf("%w in %s: add <category>-<name>.json files, or point %s at a folder of them", ErrNoTasks, dir, option)
+}
+
 // LoadDir loads every *.json file in dir, sorted by id. Every bad file is
 // reported, not just the first.
 func LoadDir(dir string) ([]Task, error) {
@@ -386,6 +396,38 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
+// catalogEntryFields are fields of a model catalog's entries (see
+// harness/backends/catalog and the backends' settings) that no task has.
+var catalogEntryFields = []string{"backend", "enabled", "model", "hf", "path", "base_url", "builtin", "provider_order", "variant"}
+
+// looksLikeCatalog reports whether a file's top-level fields are those of
+// a model catalog rather than a task: no task field, every field but
+// "_comment"-like ones an object, and some of them with fields of a
+// catalog entry. It is deliberately narrow: a task that merely lacks its
+// prompt still gets the message about the prompt.
+func looksLikeCatalog(fields map[string]json.RawMessage) bool {
+	entries := 0
+	for k, v := range fields {
+		if taskFields[k] {
+			return false
+		}
+		if strings.HasPrefix(k, "_") {
+			continue
+		}
+		var entry map[string]json.RawMessage
+		if json.Unmarshal(v, &entry) != nil || entry == nil {
+			return false
+		}
+		for _, f := range catalogEntryFields {
+			if _, ok := entry[f]; ok {
+				entries++
+				break
+			}
+		}
+	}
+	return entries > 0
+}
+
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // members decodes a task file's top-level object with each key's line,
@@ -431,34 +473,11 @@ func misspelt(name string, lines map[string]int) error {
 	sort.Strings(keys)
 	sort.SliceStable(keys, func(i, j int) bool { return lines[keys[i]] < lines[keys[j]] })
 	for _, k := range keys {
-		for _, f := range known {
-			if d := editDistance(strings.ToLower(k), f); d <= 1 || d == 2 && len(f) >= 6 {
-				return fmt.Errorf("%s:%d: field %q looks like a misspelling of %q; rename it (fields the harness does not read are kept for extensions, so this one would be silently ignored)", name, lines[k], k, f)
-			}
+		if f, ok := spelling.Near(k, known); ok {
+			return fmt.Errorf("%s:%d: field %q looks like a misspelling of %q; rename it (fields the harness does not read are kept for extensions, so this one would be silently ignored)", name, lines[k], k, f)
 		}
 	}
 	return nil
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // checkToolNames rejects a tool_called or tool_not_called node, anywhere

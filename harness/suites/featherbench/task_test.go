@@ -62,7 +62,7 @@ func TestParseTaskErrors(t *testing.T) {
 		{"checker type", "tasks/coding-x.json", `{"prompt": "x", "checker": {"type": "equals", "value": "a"}}`,
 			`tasks/coding-x.json: checker.type: unknown checker type "equals"; registered types: ` + strings.Join(checkers.Types(), ", ")},
 		{"checker field", "tasks/coding-x.json", `{"prompt": "x", "checker": {"type": "python_tests", "test_code": "import solution", "timeout": 5}}`,
-			`tasks/coding-x.json: checker: unknown field "timeout" for a python_tests checker; its fields are label, test_code, timeout_s, type`},
+			`tasks/coding-x.json: checker (python_tests): unknown field "timeout" (did you mean "timeout_s"?); its fields are label, test_code, timeout_s, type`},
 		{"tools type", "tasks/t.json", `{"prompt": "x", "tools": {"name": "a"}}`, `tasks/t.json: tools: must be a list of tool definitions, not an object`},
 		{"tool name", "tasks/t.json", `{"prompt": "x", "tools": [{"name": "get weather"}]}`, `tasks/t.json: tools[0].name: "get weather" must be 1 to 64 letters, digits, '_' or '-' (what function-calling APIs accept)`},
 		{"tool without name", "tasks/t.json", `{"prompt": "x", "tools": [{"description": "d"}]}`, `tasks/t.json: tools[0].name: must be a string such as "get_weather"`},
@@ -73,6 +73,19 @@ func TestParseTaskErrors(t *testing.T) {
 		{"rubric", "tasks/t.json", `{"prompt": "x", "rubric": {"criteria": "tone"}}`, `tasks/t.json: rubric.criteria: must be a list of strings, e.g. ["Costs are realistic for Lisbon"]`},
 		{"rubric empty", "tasks/t.json", `{"prompt": "x", "rubric": {"criteria": []}}`, `tasks/t.json: rubric.criteria: is empty; list what the judge should score`},
 		{"rubric field", "tasks/t.json", `{"prompt": "x", "rubric": {"criteria": ["a"], "scale": 10}}`, `tasks/t.json: rubric: unknown field "scale"; a rubric has criteria`},
+		{"misspelt field", "tasks/t.json", "{\"prompt\": \"x\",\n \"checkr\": {\"type\": \"contains\", \"value\": \"a\"}}",
+			`tasks/t.json:2: field "checkr" looks like a misspelling of "checker"; rename it (fields the harness does not read are kept for extensions, so this one would be silently ignored)`},
+		{"swapped letters", "tasks/t.json", `{"prmopt": "x"}`,
+			`tasks/t.json:1: field "prmopt" looks like a misspelling of "prompt"; rename it (fields the harness does not read are kept for extensions, so this one would be silently ignored)`},
+		{"misspelt field in a check", "tasks/t.json", `{"prompt": "x", "checker": {"type": "all", "checks": [{"type": "regex", "pattern": "a"}, {"type": "contains", "value": "b"}, {"type": "contains", "valeu": "c"}]}}`,
+			`tasks/t.json: checker.checks[2] (contains): unknown field "valeu" (did you mean "value"?); its fields are label, lines, section, type, value, values, view, whole_word`},
+		{"model catalog", "tasks/models.json", `{"_comment": "panel", "fable-5": {"enabled": true, "model": "anthropic/claude-fable-5"}, "local": {"backend": "onnx", "hf": "org/name"}}`,
+			`tasks/models.json: this looks like a model catalog, not a task; move it out of the tasks folder (-fb.tasks-dir) and pass it with -fb.catalog`},
+		// Only a file with nothing of a task and entries of a catalog is
+		// taken for a catalog.
+		{"catalog-like field beside a task field", "tasks/t.json", `{"category": "coding", "meta": {"model": "x"}}`, `tasks/t.json: prompt: missing; every task needs the exact prompt sent to the model`},
+		{"objects without catalog fields", "tasks/t.json", `{"meta": {"author": "me"}}`, `tasks/t.json: prompt: missing; every task needs the exact prompt sent to the model`},
+		{"a field that is no object", "tasks/t.json", `{"a": {"model": "x"}, "b": "text"}`, `tasks/t.json: prompt: missing; every task needs the exact prompt sent to the model`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,6 +94,24 @@ func TestParseTaskErrors(t *testing.T) {
 			assert.Equal(t, tt.want, err.Error())
 		})
 	}
+}
+
+// TestCatalogsAreNotTasks: every model catalog of the repository, dropped
+// into a tasks folder, is named as a catalog.
+func TestCatalogsAreNotTasks(t *testing.T) {
+	files, err := filepath.Glob("../../../models/*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		_, err := LoadFile(f)
+		assert.EqualError(t, err, f+": this looks like a model catalog, not a task; move it out of the tasks folder (-fb.tasks-dir) and pass it with -fb.catalog")
+	}
+}
+
+func TestNoTasks(t *testing.T) {
+	err := NoTasks("my-tasks", "-tasks")
+	assert.ErrorIs(t, err, ErrNoTasks)
+	assert.EqualError(t, err, "no task files in my-tasks: add <category>-<name>.json files, or point -tasks at a folder of them")
 }
 
 func writeTasks(t *testing.T, files map[string]string) string {

@@ -3,6 +3,7 @@ package featherweight
 import (
 	"errors"
 	"fmt"
+	"github.com/feather-eval/feather/internal/plural"
 	"math/big"
 	"strings"
 	"unicode"
@@ -278,6 +279,6 @@ func CheckContent(ds *Dataset) (ReplyCheck, error) {
 		return rc, nil
 	}
 	lines = append(lines, fmt.Sprintf("%s: %s; %d of %d realistic replies extract to the wrong letter (%d) or to nothing (%d); reword the items named above and rerun feather validate -featherweight %s",
-		name, plural(len(problems), "lint problem"), len(rc.Failures), rc.Total, rc.Misread(), len(rc.Failures)-rc.Misread(), name))
+		name, plural.Of(len(problems), "lint problem"), len(rc.Failures), rc.Total, rc.Misread(), len(rc.Failures)-rc.Misread(), name))
 	return rc, errors.New(strings.Join(lines, "\n"))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/internal/atomicfile"
 	"github.com/feather-eval/feather/internal/markdown"
+	"github.com/feather-eval/feather/internal/plural"
 )
 
 // SuiteName labels every results file.
@@ -316,14 +317,7 @@ func failedNote(label string, s Summary) string {
 		parts = append(parts, strings.Join(ids[e], ", ")+" ("+markdown.Cell(e)+")")
 	}
 	return fmt.Sprintf("%s, %s: incomplete: %s got no answer because the request failed, counted as wrong: %s.",
-		markdown.Cell(label), s.Style, plural(s.Errors, "item"), strings.Join(parts, "; "))
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
+		markdown.Cell(label), s.Style, plural.Of(s.Errors, "item"), strings.Join(parts, "; "))
 }
 
 // ParamsLabel formats a parameter count as 82M or 1.1B; "—" when unknown.

@@ -2,6 +2,7 @@ package microbench
 
 import (
 	"fmt"
+	"github.com/feather-eval/feather/internal/plural"
 	"sort"
 	"strconv"
 	"strings"
@@ -217,7 +218,7 @@ func Summary(r *Result) string {
 		trunc += n
 	}
 	if trunc > 0 {
-		fmt.Fprintf(&b, "; %d items left-truncated to %d tokens", trunc, r.MaxLength)
+		fmt.Fprintf(&b, "; %s left-truncated to %d tokens", plural.Of(trunc, "item"), r.MaxLength)
 	}
 	if c := r.Model.ContextLength; c > 0 && c < MaxLength {
 		fmt.Fprintf(&b, "; the model's context is %d tokens, under the %d the spec asks for", c, MaxLength)

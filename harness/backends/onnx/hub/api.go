@@ -109,7 +109,8 @@ func (c *Client) do(ctx context.Context, method, rawURL string, hdr http.Header)
 // Retry-After. The last answer is returned as it came once the attempts
 // run out or a Retry-After asks for more than the policy waits, for the
 // caller to report. Failures without an answer are not repeated here:
-// fetch resumes interrupted downloads itself.
+// fetch resumes interrupted downloads itself, and a server that cannot
+// be reached is reported at once (see netFailure).
 func (c *Client) doRetrying(ctx context.Context, method, rawURL string, hdr http.Header) (*http.Response, http.Header, error) {
 	p := c.Retry.WithDefaults()
 	for n := 1; ; n++ {

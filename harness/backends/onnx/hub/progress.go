@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/feather-eval/feather/internal/meter"
+	"github.com/feather-eval/feather/internal/plural"
 )
 
 // Progress hears about a pull's transfers. Calls come from one goroutine.
@@ -66,7 +67,7 @@ func (m *Meter) Start(files int, bytes int64) {
 	m.fileN, m.doneBefore, m.gained, m.path = 0, 0, 0, ""
 	m.started = m.now()
 	m.last = m.started
-	fmt.Fprintf(m.W, "downloading %d %s, %s\n", files, plural(files, "file", "files"), FormatBytes(bytes))
+	fmt.Fprintf(m.W, "downloading %s, %s\n", plural.Of(files, "file"), FormatBytes(bytes))
 }
 
 // File implements Progress.
@@ -200,11 +201,4 @@ func FormatBytes(n int64) string {
 		}
 	}
 	return ""
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -51,16 +51,22 @@ func (c *Client) Pull(ctx context.Context, ref Ref, opt Options) (*Result, error
 		return c.pullOffline(ref, opt)
 	}
 	rc := newRepoCache(c.Env.CacheDir, ref.Repo)
+	failed := func(err error) error {
+		if f, ok := unreachable(err); ok {
+			return c.unreachableHub(f, ref, opt)
+		}
+		return c.explain(err, ref, "")
+	}
 	commit := ref.Revision
 	if !isCommit(commit) {
 		var err error
 		if commit, err = c.commit(ctx, ref); err != nil {
-			return nil, c.explain(err, ref, "")
+			return nil, failed(err)
 		}
 	}
 	all, err := c.tree(ctx, ref.Repo, commit)
 	if err != nil {
-		return nil, c.explain(err, ref, "")
+		return nil, failed(err)
 	}
 	files, err := selectFiles(all, opt.Variant)
 	if err != nil {

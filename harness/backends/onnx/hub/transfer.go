@@ -56,6 +56,9 @@ func (c *Client) fetch(ctx context.Context, rc repoCache, ref Ref, commit string
 			if ctx.Err() != nil {
 				return fmt.Errorf("interrupted while downloading %s (%w); what arrived is kept in %s, and the next pull resumes from it", f.Path, ctx.Err(), part)
 			}
+			if nf, ok := unreachable(err); ok {
+				return c.unreachableServer(nf, f.Path)
+			}
 			if !progressed || attempt >= maxAttempts {
 				return fmt.Errorf("downloading %s: %w (the part received is kept in %s; pull again to resume)", f.Path, err, part)
 			}

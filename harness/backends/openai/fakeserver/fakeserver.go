@@ -7,8 +7,10 @@
 // page), an error object inside a 200 stream, a stream cut off before it
 // finishes (cleanly, or by a dropped connection, even mid-event), a server
 // that accepts a request and never answers, a stream that stalls, a
-// connection closed or reset without an answer, a refusal, and a server
-// that silently drops prompt log-probs.
+// connection closed or reset without an answer, a refusal, a server that
+// silently drops prompt log-probs, one that answers a streamed request
+// with a whole JSON completion, and one that answers with something else
+// entirely (a web page).
 //
 // A test scripts the server with a function from the decoded request to a
 // Reply, and inspects every raw request body and header afterwards:
@@ -143,6 +145,16 @@ type Reply struct {
 	DropConnection bool
 	// Reset is DropConnection with a TCP reset (RST) instead of a clean close.
 	Reset bool
+
+	// NoStream answers a streamed request the way servers that cannot
+	// stream do: with the whole completion as one application/json body,
+	// the same one a request without "stream" gets.
+	NoStream bool
+	// Body, when set, is the whole answer, sent verbatim with status 200
+	// and ContentType (default "text/html; charset=utf-8"): a server that
+	// does not speak the API, such as a web page at the base URL.
+	Body        string
+	ContentType string
 
 	// LogProb overrides the toy model for echo requests: the log-prob of tok
 	// after the tokens in prev (prev[0] is the BOS token).
@@ -325,6 +337,17 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		}
 		writeError(w, rep.Status, rep.RetryAfter, rep.ErrorMessage)
 		return
+	case rep.Body != "":
+		ct := rep.ContentType
+		if ct == "" {
+			ct = "text/html; charset=utf-8"
+		}
+		w.Header().Set("Content-Type", ct)
+		io.WriteString(w, rep.Body)
+		return
+	}
+	if rep.NoStream {
+		r.Stream = false
 	}
 	st := &stream{w: w, delay: delay, id: fmt.Sprintf("fake-%d", r.Seq), model: r.Model, hold: func() { s.hold(hr) }}
 	switch strings.TrimSuffix(hr.URL.Path, "/") {
@@ -667,6 +690,9 @@ func chatJSON(w http.ResponseWriter, r Request, rep Reply) {
 	choice := map[string]any{"index": 0, "message": msg, "finish_reason": rep.finish()}
 	if rep.NativeFinishReason != "" {
 		choice["native_finish_reason"] = rep.NativeFinishReason
+	}
+	if rep.RefusalCategory != "" {
+		choice["stop_details"] = map[string]any{"type": "refusal", "category": rep.RefusalCategory}
 	}
 	writeJSON(w, map[string]any{"id": "fake", "object": "chat.completion", "created": 1700000000, "model": r.Model,
 		"choices": []any{choice}, "usage": rep.usage(r, true)}, rep)

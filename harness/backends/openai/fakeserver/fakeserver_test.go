@@ -192,3 +192,39 @@ func TestConnectionFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestRepliesWithoutAStream: NoStream answers a streamed request with the
+// whole completion as JSON; Body answers with anything at all.
+func TestRepliesWithoutAStream(t *testing.T) {
+	s := fakeserver.Start(t, fakeserver.Sequence(
+		fakeserver.Reply{NoStream: true, Text: "Hi there", ToolCalls: []fakeserver.ToolCall{{Name: "f", Arguments: `{"a":1}`}}, Cost: fakeserver.USD(0.25)},
+		fakeserver.Reply{NoStream: true, Text: " Paris", FinishReason: "length"},
+		fakeserver.Reply{Body: "<html>Open WebUI</html>"},
+		fakeserver.Reply{Body: `{"detail":"Not Found"}`, ContentType: "application/json"},
+	))
+	resp, body := post(t, s.URL+"/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"a b c"}]}`)
+	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	assert.JSONEq(t, `{"id":"fake","object":"chat.completion","created":1700000000,"model":"m",
+		"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":"Hi there",
+			"tool_calls":[{"id":"call_0","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]}}],
+		"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7,"cost":0.25}}`, body)
+
+	resp, body = post(t, s.URL+"/completions", `{"model":"m","stream":true,"prompt":"Capital of France:"}`)
+	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	assert.JSONEq(t, `{"id":"fake","object":"text_completion","created":1700000000,"model":"m",
+		"choices":[{"index":0,"text":" Paris","finish_reason":"length","logprobs":null}],
+		"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`, body)
+
+	resp, body = post(t, s.URL+"/chat/completions", `{"model":"m","stream":true,"messages":[]}`)
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, "text/html; charset=utf-8", resp.Header.Get("Content-Type"))
+	assert.Equal(t, "<html>Open WebUI</html>", body)
+
+	resp, body = post(t, s.URL+"/chat/completions", `{"model":"m","stream":true,"messages":[]}`)
+	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	assert.Equal(t, `{"detail":"Not Found"}`, body)
+
+	for _, r := range s.Requests() {
+		assert.True(t, r.Stream, "every request asked for a stream")
+	}
+}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/internal/jsonpos"
+	"github.com/feather-eval/feather/internal/spelling"
 )
 
 // Response is what a checker sees of one model turn.
@@ -126,6 +127,11 @@ func compileNode(path string, raw json.RawMessage) (Check, error) {
 		err = s.Err()
 	}
 	if err != nil {
+		// A misspelt field ("valeu") is the likely cause of a missing or
+		// wrong one, so it is named first.
+		if s.misspelt() {
+			return Check{}, s.unknownFields()
+		}
 		return Check{}, err
 	}
 	if err := s.unknownFields(); err != nil {
@@ -253,26 +259,62 @@ func (s *Spec) Checks(field string) []Check {
 	return out
 }
 
+// unknownFields is the error for the fields the node sets that its
+// checker did not read, each with the field it is a near miss of, if any;
+// nil when there are none.
 func (s *Spec) unknownFields() error {
-	var unknown, known []string
+	known := s.knownFields()
+	var unknown []string
 	for f := range s.fields {
 		if !s.known[f] {
-			unknown = append(unknown, fmt.Sprintf("%q", f))
+			unknown = append(unknown, f)
 		}
 	}
 	if len(unknown) == 0 {
 		return nil
 	}
-	for f := range s.known {
-		known = append(known, f)
-	}
 	sort.Strings(unknown)
-	sort.Strings(known)
+	for i, f := range unknown {
+		unknown[i] = fmt.Sprintf("%q", f)
+		if near, ok := spelling.Near(f, known); ok {
+			unknown[i] += fmt.Sprintf(" (did you mean %q?)", near)
+		}
+	}
 	noun := "field"
 	if len(unknown) > 1 {
 		noun = "fields"
 	}
-	return fmt.Errorf("%s: unknown %s %s for a %s checker; its fields are %s", s.path, noun, strings.Join(unknown, ", "), s.Type, strings.Join(known, ", "))
+	return fmt.Errorf("%s (%s): unknown %s %s; its fields are %s", s.path, s.Type, noun, strings.Join(unknown, ", "), strings.Join(known, ", "))
+}
+
+// misspelt reports whether the node sets an unknown field that is a near
+// miss of a field its checker read and the node lacks, as "valeu" is of
+// "value". It is asked after the checker failed, when the fields read
+// are the ones the checker got to (every Compiler reads all its fields
+// before it checks Err).
+func (s *Spec) misspelt() bool {
+	var absent []string
+	for _, f := range s.knownFields() {
+		if _, set := s.fields[f]; !set {
+			absent = append(absent, f)
+		}
+	}
+	for f := range s.fields {
+		if _, near := spelling.Near(f, absent); !s.known[f] && near {
+			return true
+		}
+	}
+	return false
+}
+
+// knownFields are the fields the node's checker read, sorted.
+func (s *Spec) knownFields() []string {
+	known := make([]string, 0, len(s.known))
+	for f := range s.known {
+		known = append(known, f)
+	}
+	sort.Strings(known)
+	return known
 }
 
 func describe(t reflect.Type) string {

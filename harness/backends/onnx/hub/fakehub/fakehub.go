@@ -11,7 +11,8 @@
 // and files answer with the Hub's X-Error-Code. Faults cut a transfer
 // short, corrupt its bytes, ignore Range, answer with an error status, or
 // hold a download until the test lets it go; Busy makes the Hub answer
-// 429 or 5xx, with a Retry-After, to its next requests.
+// 429 or 5xx, with a Retry-After, to its next requests. Closed gives an
+// address that refuses connections, for a Hub that cannot be reached.
 package fakehub
 
 import (
@@ -20,6 +21,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -135,6 +137,22 @@ func New(t testing.TB) *Hub {
 	t.Cleanup(cdn.Close)
 	h.URL, h.CDNURL = hub.URL, cdn.URL
 	return h
+}
+
+// Closed is an http URL on this machine at which nothing listens, so a
+// connection to it is refused at once: an endpoint that cannot be
+// reached, without the network.
+func Closed(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return "http://" + addr
 }
 
 // Add commits files (path → content) to repository id and points the
