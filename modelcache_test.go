@@ -13,6 +13,7 @@ import (
 
 	// The backends the suites' catalogs may name register themselves.
 	_ "github.com/feather-eval/feather/harness/backends/httpapi"
+	_ "github.com/feather-eval/feather/harness/backends/llamacpp"
 	_ "github.com/feather-eval/feather/harness/backends/onnx"
 	_ "github.com/feather-eval/feather/harness/backends/openai"
 )

@@ -34,9 +34,15 @@ PAIRS="
 # tokens once on the same engine. Beside generation's floor (each step
 # the more of reading the weights and its arithmetic) is an estimate with
 # their sum, as ONNX Runtime's kernels measured on the SmolLM2 shape.
-# Last, each variant file's speed beside the float32 file's on the perf
+# Then each variant file's speed beside the float32 file's on the perf
 # fixture (scoring and greedy generation, CPU time; above 1× is faster),
-# figures without a goal.
+# figures without a goal. Last, feather beside llama.cpp on the
+# SmolLM2-135M-shaped fixture (the same weights as ONNX and as GGUF F32
+# and Q8_0, the same μBench requests and Featherweight prompts, one
+# thread each, CPU time): llama.cpp driven directly through llamalib ÷
+# the float32 ONNX file and ÷ the fastest quantized one, and the llamacpp
+# backend beside the same library driven directly; then llama.cpp's own
+# speeds and how far the two engines agree on the same weights.
 GOALS="
 ./harness/suites/featherbench|BenchmarkFeatherbenchAPIOverhead|overhead-%|featherbench API overhead at concurrency 16: %.1f%% above the ideal wall time (goal < 2%%)
 ./harness/report|BenchmarkScaleSummaryHTML100k|best-s|summary + HTML from 100k records: %.1f s (goal < 5 s)
@@ -68,6 +74,28 @@ GOALS="
 ./harness/backends/onnx|BenchmarkVariants|int8-gen-x|variant int8 (dynamic), generation speed ÷ fp32's on the perf fixture: %.2f×
 ./harness/backends/onnx|BenchmarkVariants|uint8-score-x|variant uint8 (dynamic), scoring speed ÷ fp32's on the perf fixture: %.2f×
 ./harness/backends/onnx|BenchmarkVariants|uint8-gen-x|variant uint8 (dynamic), generation speed ÷ fp32's on the perf fixture: %.2f×
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|f32-x-score|scoring vs llama.cpp F32, SmolLM2-135M-shaped fixture, onnx fp32: %.2f× (goal ≥ 1.5×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|f32-x-gen|generation vs llama.cpp F32, SmolLM2-135M-shaped fixture, onnx fp32: %.2f× (goal ≥ 1.5×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|q8-x-score|scoring vs llama.cpp Q8_0, SmolLM2-135M-shaped fixture, the fastest quantized onnx file: %.2f× (goal ≥ 1×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|q8-x-gen|generation vs llama.cpp Q8_0, SmolLM2-135M-shaped fixture, the fastest quantized onnx file: %.2f× (goal ≥ 1×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|int8-x-q8-score|  (onnx int8 scoring ÷ llama.cpp Q8_0: %.2f×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|int8-x-q8-gen|  (onnx int8 generation ÷ llama.cpp Q8_0: %.2f×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|uint8-x-q8-score|  (onnx uint8 scoring ÷ llama.cpp Q8_0: %.2f×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|uint8-x-q8-gen|  (onnx uint8 generation ÷ llama.cpp Q8_0: %.2f×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|q4-x-q8-score|  (onnx q4 scoring ÷ llama.cpp Q8_0: %.2f×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|q4-x-q8-gen|  (onnx q4 generation ÷ llama.cpp Q8_0: %.2f×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|backend-f32-x-score|llamacpp backend scoring ÷ llama.cpp F32 driven directly: %.2f× (goal ≥ 0.9×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|backend-f32-x-gen|llamacpp backend generation ÷ llama.cpp F32 driven directly: %.2f× (goal ≥ 0.9×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|backend-q8-x-score|llamacpp backend scoring ÷ llama.cpp Q8_0 driven directly: %.2f× (goal ≥ 0.9×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|backend-q8-x-gen|llamacpp backend generation ÷ llama.cpp Q8_0 driven directly: %.2f× (goal ≥ 0.9×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|f32-prefill-tok-s|  (llama.cpp F32 driven directly, one thread: prefill %.0f tokens/s,
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|f32-decode-tok-s|   decoding %.1f tokens/s,
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|f32-score-req-s|   scoring %.1f requests/s)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|q8-prefill-tok-s|  (llama.cpp Q8_0 driven directly, one thread: prefill %.0f tokens/s,
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|q8-decode-tok-s|   decoding %.1f tokens/s,
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|q8-score-req-s|   scoring %.1f requests/s)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|f32-max-dlogprob|  (llama.cpp F32 and onnx fp32 on the same weights: requests' log-likelihoods differ by at most %.2g,
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|f32-same-text|   %.0f of the 8 greedy texts are the same)
 "
 
 GO=${GO:-go}

@@ -75,7 +75,7 @@ func TestGenerateCommandErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"no model", []string{"hello"}, 2, "feather generate: --model DIR is required\n"},
+		{"no model", []string{"hello"}, 2, "feather generate: --model DIR|FILE.gguf is required\n"},
 		{"no prompt", []string{"--model", dir}, 2, "feather generate: PROMPT is missing; give it as arguments, or - to read it from standard input\n"},
 		{"negative cap", []string{"--model", dir, "--max-new-tokens", "-2", "hi"}, 2, "feather generate: --max-new-tokens is -2; use 0 (up to the context) or more\n"},
 		{"chat without template", []string{"--model", dir, "--chat", "hi"}, 1,

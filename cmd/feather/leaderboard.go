@@ -20,7 +20,7 @@ func runLeaderboard(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("leaderboard", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "output `directory` for leaderboard.md and summary.json (default: leaderboard/ beside the first run directory)")
-	tasks := fs.String("tasks", "", "Featherbench task `directory`, for categories (default: tasks/ when it exists)")
+	tasks := fs.String("tasks", "", "Featherbench task `directory`, for categories (default: the folder each run recorded, else tasks/)")
 	setUsage(fs, "leaderboard", "RUN_DIR... [--out DIR] [--tasks DIR]", `
 Merges the runs (results/<stamp> directories) into one leaderboard per suite: Featherbench by
 pass rate with cost, latency and rubric; μBench by index with the significance rule; Featherweight
@@ -38,16 +38,15 @@ The run directories of a sharded run (-shard i/n), or a folder of them, are merg
 	if *out == "" {
 		*out = filepath.Join(filepath.Dir(filepath.Clean(dirs[0])), "leaderboard")
 	}
-	tasksDir, note := featherbenchTasks(*tasks)
-	if note != "" {
-		fmt.Fprintln(stderr, "feather leaderboard: "+note)
-	}
-	set, err := runs.Load(dirs, runs.Options{TasksDir: tasksDir})
+	set, err := runs.Load(dirs, runs.Options{TasksDir: *tasks, DefaultTasksDir: defaultTasks()})
 	if err == nil && set.Empty() {
 		err = fmt.Errorf("no suite results in %v", dirs)
 	}
 	if err != nil {
 		return fail(1, "%v", err)
+	}
+	for _, n := range set.Notes {
+		fmt.Fprintln(stderr, "feather leaderboard: "+n)
 	}
 	md, err := leaderboard.Write(set, *out)
 	if err != nil {

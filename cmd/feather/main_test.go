@@ -30,14 +30,15 @@ func TestEveryCommandHelp(t *testing.T) {
 	usage := map[string]string{
 		"chat":        "feather chat --model DIR [--generation-prompt] [--tools FILE] [--template NAME] < messages.json",
 		"check":       "feather check TASK.json ANSWER.txt [--tool-calls calls.json] [--allow-unisolated]",
-		"generate":    "feather generate --model DIR [--chat] [--max-new-tokens N] [--json] PROMPT",
+		"compare":     "feather compare A B [RUN_DIR...] [--model KEY] [--out FILE] [--fail-on-regression]",
+		"generate":    "feather generate --model DIR|FILE.gguf [--chat] [--max-new-tokens N] [--json] PROMPT",
 		"leaderboard": "feather leaderboard RUN_DIR... [--out DIR] [--tasks DIR]",
 		"list":        "feather list models [-catalog FILE] | tasks [-tasks DIR] | microbench [-microbench DIR]",
 		"pull":        "feather pull [flags] ORG/NAME[@REVISION]",
 		"report":      "feather report RUN_DIR... [--events test-events.json] [--junit junit.xml] [--out DIR] [--tasks DIR]",
-		"score":       "feather score --model DIR [--max-length N] < requests.jsonl",
-		"tokenize":    "feather tokenize --model DIR [--special=false] < strings.json",
-		"validate":    "feather validate [-catalog FILE]... [-tasks DIR] [-featherweight FILE] [-microbench DIR] [-tokenizer DIR]",
+		"score":       "feather score --model DIR|FILE.gguf [--max-length N] < requests.jsonl",
+		"tokenize":    "feather tokenize --model DIR|FILE.gguf [--special=false] < strings.json",
+		"validate":    "feather validate [-catalog FILE]... [-tasks DIR] [-featherbench] [-featherweight FILE] [-microbench DIR] [-tokenizer DIR]",
 	}
 	for name := range commands {
 		assert.Contains(t, usage, name, "a new command's usage line belongs in this table")

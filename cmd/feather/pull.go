@@ -13,20 +13,25 @@ import (
 )
 
 func init() {
-	register("pull", "download a Hugging Face Hub model for the onnx backend into the hub cache", runPull)
+	register("pull", "download a Hugging Face Hub model for the onnx or llamacpp backend into the hub cache", runPull)
 }
 
 const pullDetails = `
 Downloads from the Hugging Face Hub what the onnx backend opens, and
 nothing more: config.json, generation_config.json, the tokenizer files,
-the chat template, and one ONNX file with its external data. Files go
+the chat template, and one ONNX file with its external data, or, from a
+repository without one, its safetensors checkpoint. With --file,
+it downloads the one GGUF file the glob matches, for the llamacpp
+backend (the file carries its tokenizer and chat template). Files go
 into the Hugging Face cache, shared with Python's huggingface_hub both
 ways. REVISION is a branch, tag or commit (default main).
 
-The last line on stdout is the snapshot folder. An onnx catalog entry
-names the repository, {"backend": "onnx", "hf": "ORG/NAME[@REVISION]",
-"variant": "..."}, and uses this snapshot (pulling it on first use when
-the cache lacks it), or names the folder itself with "path".
+The last line on stdout is the snapshot folder (with --file, the GGUF
+file in it). An onnx catalog entry names the repository, {"backend":
+"onnx", "hf": "ORG/NAME[@REVISION]", "variant": "..."}, a llamacpp entry
+the repository and the glob, {"backend": "llamacpp", "hf": "...",
+"file": "*Q8_0.gguf"}; either uses this snapshot (pulling it on first use
+when the cache lacks it), or names the folder or file itself with "path".
 Progress goes to stderr: a bar on a terminal, a line every 30 s elsewhere.
 A pull that is interrupted resumes where it stopped.`
 
@@ -50,6 +55,7 @@ func runPull(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pull", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	variant := fs.String("variant", "", "the ONNX `variant`, as an onnx catalog entry's \"variant\": empty or fp32 for model.onnx, else model_<variant>.onnx (fp16, q4, q4f16, quantized, int8, …)")
+	file := fs.String("file", "", "a `glob` naming one .gguf file of the repository (e.g. '*Q8_0.gguf'), as a llamacpp catalog entry's \"file\": fetch that file alone")
 	dryRun := fs.Bool("dry-run", false, "list the files, their sizes and whether the cache has them; download nothing")
 	verify := fs.Bool("verify", false, "rehash the cached files against their ETags and download again those that differ (otherwise cached files are checked by size)")
 	cacheDir := fs.String("cache-dir", "", "the cache `folder`, instead of HF_HUB_CACHE")
@@ -74,6 +80,14 @@ func runPull(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err := hub.CheckVariant(*variant); err != nil {
 		return fail(2, "--variant: %v", err)
 	}
+	if *file != "" {
+		if *variant != "" {
+			return fail(2, "--variant picks an ONNX file and --file a GGUF file; give one of them")
+		}
+		if err := hub.CheckGGUFGlob(*file); err != nil {
+			return fail(2, "--file: %v", err)
+		}
+	}
 	client, err := hub.NewClient(os.Getenv, stderr)
 	if err != nil {
 		return fail(2, "%v", err)
@@ -84,7 +98,7 @@ func runPull(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	// Ctrl-C stops the transfer; the part received stays for the next pull.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := client.Pull(ctx, ref, hub.Options{Variant: *variant, DryRun: *dryRun, Verify: *verify})
+	res, err := client.Pull(ctx, ref, hub.Options{Variant: *variant, File: *file, DryRun: *dryRun, Verify: *verify})
 	if err != nil {
 		return fail(1, "%v", err)
 	}
@@ -111,6 +125,6 @@ func runPull(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(stderr, "%s (commit %s): %d files, %s, in %s\n", res.Ref, res.Commit, len(res.Files), hub.FormatBytes(size), res.Snapshot)
 	}
-	fmt.Fprintln(stdout, res.Snapshot)
+	fmt.Fprintln(stdout, res.Path())
 	return 0
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/feather-eval/feather/harness/report"
-	"github.com/feather-eval/feather/harness/suites/featherbench"
 )
 
 func init() {
@@ -24,7 +23,7 @@ func runReport(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	events := fs.String("events", "", "go test -json events `file` (gotestsum --jsonfile) to report as well")
 	junit := fs.String("junit", "", "JUnit XML `file` (gotestsum --junitfile) to report as well")
 	out := fs.String("out", "", "output `directory` (default: RUN_DIR/report for one run directory, or report/ beside the test results)")
-	tasks := fs.String("tasks", "", "Featherbench task `directory`, for categories and prompts (default: tasks/ when it exists)")
+	tasks := fs.String("tasks", "", "Featherbench task `directory`, for categories and prompts (default: the folder each run recorded, else tasks/)")
 	setUsage(fs, "report", "RUN_DIR... [--events test-events.json] [--junit junit.xml] [--out DIR] [--tasks DIR]", `
 RUN_DIR is a run directory such as results/latest or results/<stamp>. Writes <suite>.md and
 <suite>.html for each suite found, tests.md and tests.html for go test results, and index.html.
@@ -50,11 +49,7 @@ The run directories of a sharded run (-shard i/n), or a folder of them, are merg
 			*out = filepath.Join(filepath.Dir(*junit), "report")
 		}
 	}
-	tasksDir, note := featherbenchTasks(*tasks)
-	if note != "" {
-		fmt.Fprintln(stderr, "feather report: "+note)
-	}
-	written, err := report.Build(report.Options{RunDirs: dirs, Events: *events, JUnit: *junit, TasksDir: tasksDir, Out: *out})
+	written, err := report.Build(report.Options{RunDirs: dirs, Events: *events, JUnit: *junit, TasksDir: *tasks, DefaultTasksDir: defaultTasks(), Out: *out})
 	if err != nil {
 		return fail(1, "%v", err)
 	}
@@ -65,18 +60,11 @@ The run directories of a sharded run (-shard i/n), or a folder of them, are merg
 	return 0
 }
 
-// featherbenchTasks picks the task directory: the flag's, else tasks/ when
-// it exists and loads. A default that does not load is passed over with a
-// note, not an error: the report works without it.
-func featherbenchTasks(flagged string) (dir, note string) {
-	if flagged != "" {
-		return flagged, ""
+// defaultTasks is the task folder read for runs that recorded none of
+// their own (runs made before runs recorded it): tasks/ when it exists.
+func defaultTasks() string {
+	if info, err := os.Stat("tasks"); err == nil && info.IsDir() {
+		return "tasks"
 	}
-	if info, err := os.Stat("tasks"); err != nil || !info.IsDir() {
-		return "", ""
-	}
-	if _, err := featherbench.LoadDir("tasks"); err != nil {
-		return "", fmt.Sprintf("not using tasks/ for categories and prompts: %v", err)
-	}
-	return "tasks", ""
+	return ""
 }

@@ -26,7 +26,7 @@ func TestReportCommand(t *testing.T) {
 		"--tasks", filepath.Join(reportFixtures, "tasks"), "--out", out}, strings.NewReader(""), &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	var want []string
-	for _, n := range []string{"featherbench.md", "featherbench.html", "featherweight.md", "featherweight.html", "microbench.md", "microbench.html", "tests.md", "tests.html", "index.html"} {
+	for _, n := range []string{"featherbench.md", "featherbench.html", "featherweight.md", "featherweight.html", "microbench.md", "microbench.html", "compare.md", "compare.html", "tests.md", "tests.html", "index.html"} {
 		want = append(want, filepath.Join(out, n))
 		assert.FileExists(t, filepath.Join(out, n))
 	}
@@ -98,4 +98,36 @@ func TestLeaderboardCommand(t *testing.T) {
 	stderr.Reset()
 	assert.Equal(t, 2, dispatch([]string{"leaderboard"}, strings.NewReader(""), &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "feather leaderboard: give at least one run directory\n")
+}
+
+// TestReportFindsTheRunsTasks: a run made with -fb.tasks-dir records its
+// task folder, so feather report shows its categories and prompts from
+// there, not from the tasks/ of the folder it runs in, and without being
+// told --tasks again.
+func TestReportFindsTheRunsTasks(t *testing.T) {
+	tasks, err := filepath.Abs(filepath.Join(reportFixtures, "tasks"))
+	require.NoError(t, err)
+	run := filepath.Join(t.TempDir(), "20260704T101530Z")
+	require.NoError(t, os.CopyFS(run, os.DirFS(fixtureRunDir("20260704T101530Z"))))
+	src := filepath.Join(run, "featherbench", "tasks-20260704T101530Z.json")
+	b, err := os.ReadFile(src)
+	require.NoError(t, err)
+	b = []byte(strings.ReplaceAll(string(b), "/src/feather/testdata/report/tasks", tasks))
+	require.NoError(t, os.WriteFile(src, b, 0o644))
+	// The working folder has a tasks/ of other tasks.
+	work := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(work, "tasks"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(work, "tasks", "other-task.json"), []byte(`{"category": "other", "prompt": "Say hi.", "checker": {"type": "contains", "value": "hi"}}`), 0o644))
+	t.Chdir(work)
+
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, dispatch([]string{"report", run}, strings.NewReader(""), &stdout, &stderr), stderr.String())
+	md, err := os.ReadFile(filepath.Join(run, "report", "featherbench.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "| tool-use |")
+	assert.NotContains(t, string(md), "(none)")
+	page, err := os.ReadFile(filepath.Join(run, "report", "featherbench.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "Task files: <code>"+tasks+"</code>")
+	assert.Contains(t, string(page), "Invoice lines: 1,000.25 and 250.25", "the prompts are there")
 }

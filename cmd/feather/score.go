@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register("score", "log-likelihoods of JSON-lines {context, continuation} with a local ONNX model folder", runScore)
+	register("score", "log-likelihoods of JSON-lines {context, continuation} with a local model (ONNX folder or GGUF file)", runScore)
 }
 
 // scoreLine is one output line of feather score.
@@ -32,7 +32,7 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var mf modelFlags
 	mf.add(fs)
 	maxLen := fs.Int("max-length", 0, "left-truncate each sequence (BOS included) to this many tokens (0: the model's context)")
-	setUsage(fs, "score", "--model DIR [--max-length N] < requests.jsonl", `
+	setUsage(fs, "score", "--model DIR|FILE.gguf [--max-length N] < requests.jsonl", `
 Reads one {"context": ..., "continuation": ...} object per line and writes one
 {"logprob", "is_greedy", "context_tokens", "continuation_tokens", "truncated"}
 line per request, in order (with "error" for a request that cannot be scored).`)
@@ -42,7 +42,7 @@ line per request, in order (with "error" for a request that cannot be scored).`)
 	fail := failer(stderr, "score")
 	switch {
 	case mf.dir == "":
-		return fail(2, "--model DIR is required")
+		return fail(2, "--model DIR|FILE.gguf is required")
 	case fs.NArg() != 0:
 		return fail(2, "unexpected argument %q; requests are read from stdin", fs.Arg(0))
 	case *maxLen < 0:

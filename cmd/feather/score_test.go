@@ -65,7 +65,7 @@ func TestScoreCommandErrors(t *testing.T) {
 		stdin  string
 		stderr string
 	}{
-		{"no model", nil, "", "feather score: --model DIR is required\n"},
+		{"no model", nil, "", "feather score: --model DIR|FILE.gguf is required\n"},
 		{"stray argument", []string{"--model", "m", "file.jsonl"}, "", "feather score: unexpected argument \"file.jsonl\"; requests are read from stdin\n"},
 		{"bad JSON", []string{"--model", "m"}, "{\"context\": \"a\", \"continuation\": \"b\"}\n{\"context\": \"a\",}\n",
 			"feather score: stdin:2: invalid character '}' looking for beginning of object key string; each line must be {\"context\": \"...\", \"continuation\": \"...\"}\n"},

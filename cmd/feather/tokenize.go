@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 
+	"github.com/feather-eval/feather/harness/backends/llamacpp"
 	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
 	"github.com/feather-eval/feather/internal/jsonpos"
 )
@@ -21,9 +23,9 @@ func init() {
 func runTokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tokenize", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	model := fs.String("model", "", "model or tokenizer `folder` (tokenizer.json, or vocab.json + merges.txt)")
+	model := fs.String("model", "", "model or tokenizer `folder` (tokenizer.json, or vocab.json + merges.txt), or a .gguf file, tokenized by llama.cpp")
 	special := fs.Bool("special", true, "add the model's special tokens, as add_special_tokens=True does (BOS for many models)")
-	setUsage(fs, "tokenize", "--model DIR [--special=false] < strings.json",
+	setUsage(fs, "tokenize", "--model DIR|FILE.gguf [--special=false] < strings.json",
 		"Reads a JSON list of strings and prints a JSON list of their token id lists, on one line.")
 	if err := fs.Parse(args); err != nil {
 		return parseFailed(err)
@@ -33,7 +35,7 @@ func runTokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(2, "unexpected argument %q; strings are read from stdin", fs.Arg(0))
 	}
 	if *model == "" {
-		return fail(2, "--model DIR is required (a folder with tokenizer.json, or vocab.json + merges.txt)")
+		return fail(2, "--model DIR|FILE.gguf is required (a folder with tokenizer.json, or vocab.json + merges.txt, or a GGUF file)")
 	}
 	data, err := io.ReadAll(stdin)
 	if err != nil {
@@ -43,13 +45,16 @@ func runTokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, "%v\nstdin must be a JSON list of strings, e.g. [\"Hello\", \" world\"]", err)
 	}
-	tok, err := tokenizer.Load(*model)
+	encode, done, err := openTokenizer(*model)
 	if err != nil {
 		return fail(2, "%v", err)
 	}
+	defer done()
 	out := make([][]int, len(texts))
 	for i, s := range texts {
-		out[i] = tok.Encode(s, *special)
+		if out[i], err = encode(s, *special); err != nil {
+			return fail(1, "string %d: %v", i, err)
+		}
 	}
 	line, err := json.Marshal(out)
 	if err != nil {
@@ -59,6 +64,23 @@ func runTokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(2, "writing output: %v", err)
 	}
 	return 0
+}
+
+// openTokenizer returns the encoder of a tokenizer folder, or of a GGUF
+// file's vocabulary through llama.cpp, and what releases it.
+func openTokenizer(path string) (func(string, bool) ([]int, error), func(), error) {
+	if isGGUF(path) {
+		m, err := llamacpp.Open(context.Background(), path, llamacpp.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		return m.Tokenize, func() { m.Close() }, nil
+	}
+	tok, err := tokenizer.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return func(s string, special bool) ([]int, error) { return tok.Encode(s, special), nil }, func() {}, nil
 }
 
 // decodeStringList reads a JSON list of strings, naming the line and column

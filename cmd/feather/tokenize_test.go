@@ -72,7 +72,7 @@ func TestTokenizeErrors(t *testing.T) {
 		stdin string
 		want  string
 	}{
-		{"no model", nil, `["a"]`, "--model DIR is required"},
+		{"no model", nil, `["a"]`, "--model DIR|FILE.gguf is required"},
 		{"extra argument", []string{"--model", dir, "file.json"}, `["a"]`, `unexpected argument "file.json"`},
 		{"unknown flag", []string{"--modle", dir}, `["a"]`, "flag provided but not defined: -modle"},
 		{"bad JSON", []string{"--model", dir}, "[\"a\",\n  \"b\" \"c\"]", "stdin:2:7: invalid JSON"},
@@ -98,5 +98,5 @@ func TestTokenizeErrors(t *testing.T) {
 func TestTokenizeHelp(t *testing.T) {
 	code, _, errOut := runTokenizeCmd([]string{"-h"}, "")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, errOut, "usage: feather tokenize --model DIR [--special=false] < strings.json")
+	assert.Contains(t, errOut, "usage: feather tokenize --model DIR|FILE.gguf [--special=false] < strings.json")
 }

@@ -10,8 +10,10 @@ import (
 	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/suites/audit"
 	"github.com/feather-eval/feather/harness/suites/featherbench"
+	"github.com/feather-eval/feather/harness/suites/featherbench/sandbox"
 	"github.com/feather-eval/feather/harness/suites/featherweight"
 	"github.com/feather-eval/feather/harness/suites/microbench"
+	"github.com/feather-eval/feather/internal/plural"
 )
 
 func init() {
@@ -33,6 +35,11 @@ folder (-tasks) holds Featherbench task files named <category>-<name>.json;
 Featherweight and μBench items are followed by their shortcut audit. With
 no flag naming a file, the repository's own are checked: ` + defaultCatalogGlob + `,
 ` + defaultTasksDir + `/, ` + defaultFWData + ` and ` + defaultMBData + `/.
+-featherbench also runs every task's checker on its answer sets (the
+samples/ and blind/ folders beside the tasks) and prints, per task and per
+category, how many good answers pass and bad answers fail in each set, then
+each answer the checker gets wrong; only an unreadable answer file or a
+checker that cannot run fails validation.
 Exit status: 0 every file is valid, 1 some file is not, 2 bad usage.`
 
 type stringList []string
@@ -49,10 +56,12 @@ func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var catalogs stringList
 	fs.Var(&catalogs, "catalog", "a model catalog `file` to check (repeatable; default "+defaultCatalogGlob+")")
 	tasks := fs.String("tasks", "", "a Featherbench task `folder` (default "+defaultTasksDir+")")
+	answerSets := fs.Bool("featherbench", false, "also run every task's checker on its answer sets (samples/ and blind/ beside the tasks) and print the rate on each set per task")
+	unisolated := fs.Bool("allow-unisolated", false, "with -featherbench, run python_tests code with limits only when neither bubblewrap nor user namespaces work here (no network or filesystem isolation)")
 	fw := fs.String("featherweight", "", "a Featherweight JSONL `file` (default "+defaultFWData+")")
 	mb := fs.String("microbench", "", "the μBench hand-written items `folder` (default "+defaultMBData+")")
 	tokDir := fs.String("tokenizer", "", "a tokenizer `folder` (tokenizer.json) that adds token-length columns to the shortcut audit")
-	setUsage(fs, "validate", "[-catalog FILE]... [-tasks DIR] [-featherweight FILE] [-microbench DIR] [-tokenizer DIR]", validateDetails)
+	setUsage(fs, "validate", "[-catalog FILE]... [-tasks DIR] [-featherbench] [-featherweight FILE] [-microbench DIR] [-tokenizer DIR]", validateDetails)
 	if err := fs.Parse(args); err != nil {
 		return parseFailed(err)
 	}
@@ -65,6 +74,11 @@ func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return failer(stderr, "validate")(2, "%v", err)
 		}
 	}
+
+	if *answerSets && *tasks == "" {
+		return failer(stderr, "validate")(2, "-featherbench runs the checkers on a task folder's answer sets; name the folder with -tasks DIR")
+	}
+	sandbox.AllowUnisolated(*unisolated)
 
 	tok, err := validateTokenizer(*tokDir)
 	if err != nil {
@@ -89,7 +103,7 @@ func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 					enabled++
 				}
 			}
-			ok = fmt.Sprintf("%d models, %d enabled", len(c.Entries), enabled)
+			ok = fmt.Sprintf("%s, %d enabled", plural.Of(len(c.Entries), "model"), enabled)
 		}
 		report("catalog", p, err, ok)
 	}
@@ -98,7 +112,12 @@ func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if err == nil && len(ts) == 0 {
 			err = featherbench.NoTasks(*tasks, "-tasks")
 		}
-		report("tasks", *tasks, err, fmt.Sprintf("%d tasks", len(ts)))
+		report("tasks", *tasks, err, plural.Of(len(ts), "task"))
+		if err == nil && *answerSets {
+			if err := validateAnswerSets(stdout, *tasks, ts); err != nil {
+				report("featherbench answers", *tasks, err, "")
+			}
+		}
 	}
 	if *fw != "" {
 		ds, err := featherweight.Load(*fw)
@@ -108,7 +127,7 @@ func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			// answer into a wrong letter or a parse error.
 			var rc featherweight.ReplyCheck
 			rc, checkErr = featherweight.CheckContent(ds)
-			ok = fmt.Sprintf("%d items, lint clean, %d realistic replies extract to the letter they mean", len(ds.Items), rc.Total)
+			ok = fmt.Sprintf("%s, lint clean, %d realistic replies extract to the letter they mean", plural.Of(len(ds.Items), "item"), rc.Total)
 		}
 		report("featherweight", *fw, checkErr, ok)
 		if err == nil {
@@ -127,7 +146,7 @@ func runValidate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			for _, t := range ts {
 				n += len(t.Items)
 			}
-			ok = fmt.Sprintf("%d tasks, %d items", len(ts), n)
+			ok = plural.Of(len(ts), "task") + ", " + plural.Of(n, "item")
 		}
 		report("microbench", *mb, err, ok)
 		if err == nil {

@@ -77,12 +77,14 @@ func TestValidateUsage(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Empty(t, out)
 	for _, want := range []string{
-		"usage: feather validate [-catalog FILE]... [-tasks DIR] [-featherweight FILE] [-microbench DIR] [-tokenizer DIR]\n\n" +
+		"usage: feather validate [-catalog FILE]... [-tasks DIR] [-featherbench] [-featherweight FILE] [-microbench DIR] [-tokenizer DIR]\n\n" +
 			"Check model catalogs, Featherbench tasks, Featherweight data and μBench items.\n",
 		"task files named <category>-<name>.json",
 		"the repository's own are checked: models/*.json,\ntasks/, testdata/featherweight/featherweight.jsonl and testdata/microbench/.",
 		"Exit status: 0 every file is valid, 1 some file is not, 2 bad usage.",
 		"  -tasks folder\n",
+		"-featherbench also runs every task's checker on its answer sets",
+		"  -featherbench\n",
 	} {
 		assert.Contains(t, errs, want)
 	}
@@ -108,7 +110,47 @@ func TestValidateTasksFolder(t *testing.T) {
 	require.NoError(t, os.Remove(filepath.Join(dir, "models.json")))
 	code, out, _ = runCLI(t, "validate", "-tasks", dir)
 	assert.Equal(t, 0, code)
-	assert.Equal(t, "ok   tasks "+dir+": 1 tasks\n", out)
+	assert.Equal(t, "ok   tasks "+dir+": 1 task\n", out)
+}
+
+// TestValidateFeatherbenchAnswerSets: -featherbench runs each task's
+// checker on its samples/ and blind/ answers and prints the rate on each
+// set, per task and per category, then every answer it gets wrong; a bad
+// answer that names the rubric criterion catching it counts for the rubric.
+func TestValidateFeatherbenchAnswerSets(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	write("realworld-hello.json", `{"category": "realworld", "prompt": "Greet me.", "checker": {"type": "contains", "value": "hello"}, "rubric": {"criteria": ["Is polite"]}}`)
+	write("samples/realworld-hello.txtar", "Sample answers for realworld-hello.\ngood: says hello.\nbad: says goodbye.\n-- good --\nHello there!\n-- bad --\nGoodbye.\n")
+	write("blind/realworld-hello.txtar", "Blind answers for realworld-hello, written from the prompt alone.\n"+
+		"good-formal: a formal hello.\ngood-casual: a casual greeting.\nbad-rude: says hello rudely [rubric criterion 1]\nbad-leaves: says goodbye.\n"+
+		"-- good-formal --\nHello, and welcome.\n-- good-casual --\nHiya!\n-- bad-rude --\nHello, now go away.\n-- bad-leaves --\nBye.\n")
+
+	code, out, _ := runCLI(t, "validate", "-tasks", dir, "-featherbench")
+	assert.Equal(t, 0, code, out)
+	assert.Equal(t, "ok   tasks "+dir+": 1 task\n"+
+		"ok   featherbench answers "+dir+": 2 answers in samples/, 4 answers in blind/ (good answers that pass, bad answers that fail; \"for the rubric\": bad answers that pass and name the rubric criterion that catches them)\n"+
+		"task             samples                      blind\n"+
+		"realworld-hello  1/1 good pass, 1/1 bad fail  1/2 good pass, 1/2 bad fail (+1 for the rubric)\n"+
+		"\n"+
+		"category   samples                      blind\n"+
+		"realworld  1/1 good pass, 1/1 bad fail  1/2 good pass, 1/2 bad fail (+1 for the rubric)\n"+
+		"all        1/1 good pass, 1/1 bad fail  1/2 good pass, 1/2 bad fail (+1 for the rubric)\n"+
+		"wrong realworld-hello blind/good-casual: a good answer fails (a casual greeting.): missing \"hello\"\n", out)
+
+	// An answer file that cannot be read fails validation, naming it.
+	write("blind/realworld-hello.txtar", "Blind answers for realworld-hello.\n-- good --\nHello\n")
+	code, out, _ = runCLI(t, "validate", "-tasks", dir, "-featherbench")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "FAIL featherbench answers "+dir+"\n"+filepath.Join(dir, "blind", "realworld-hello.txtar")+`: the comment's first line must be "Blind answers for realworld-hello, written from the prompt alone.", not "Blind answers for realworld-hello."`)
+
+	// -featherbench reads a task folder.
+	code, _, errs := runCLI(t, "validate", "-featherweight", "../../testdata/featherweight/featherweight.jsonl", "-featherbench")
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "feather validate: -featherbench runs the checkers on a task folder's answer sets; name the folder with -tasks DIR\n", errs)
 }
 
 func TestList(t *testing.T) {

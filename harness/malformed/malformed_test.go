@@ -26,6 +26,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
 	"github.com/feather-eval/feather/harness/backends/llamacpp/gguf"
+	"github.com/feather-eval/feather/harness/backends/safetensors"
 	"github.com/feather-eval/feather/harness/run/gate"
 	"github.com/feather-eval/feather/harness/suites/featherbench"
 	"github.com/feather-eval/feather/harness/suites/featherweight"
@@ -75,6 +76,12 @@ var kinds = map[string]loader{
 	// generated (harness/backends/llamacpp/gguf's malformedCases).
 	"gguf": {
 		load:  func(file string) error { _, err := gguf.Open(file); return err },
+		shown: same,
+	},
+	// safetensors headers, checked before any weight is read; the files
+	// are generated (harness/backends/safetensors' malformedCases).
+	"safetensors": {
+		load:  func(file string) error { _, err := safetensors.Open(file); return err },
 		shown: same,
 	},
 }

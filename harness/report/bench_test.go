@@ -16,17 +16,23 @@ import (
 // manyRecords builds n Featherbench trials shaped like a large real run:
 // 20 models, 10 trials per task, answers of a few hundred characters, tool
 // calls, refusals, errors and a two-judge rubric on a tenth of the tasks.
-func manyRecords(n int) ([]featherbench.Record, map[string]string) {
+func manyRecords(n int) ([]featherbench.Record, map[string]string) { return manyRecordsOf(n, 20) }
+
+// manyRecordsOf is manyRecords with that many models.
+func manyRecordsOf(n, models int) ([]featherbench.Record, map[string]string) {
 	r := rand.New(rand.NewPCG(1, 2))
 	words := strings.Fields("the model answered with a short plan covering costs pacing and safety while keeping to the brief " +
 		"chickpeas paris invoice total lineage audit regulator schema column index cache latency budget")
-	const models, trials = 20, 10
+	const trials = 10
 	tasks := n / (models * trials)
 	cats := map[string]string{}
 	out := make([]featherbench.Record, 0, n)
 	for i := 0; len(out) < n; i++ {
-		task := fmt.Sprintf("cat%d-task%04d", i%models%5, (i/models/trials)%max(tasks, 1))
-		cats[task] = fmt.Sprintf("cat%d", i%models%5)
+		// Every model answers every task: trial i of each model is the
+		// same task and trial.
+		k := (i / models / trials) % max(tasks, 1)
+		task := fmt.Sprintf("cat%d-task%04d", k%5, k)
+		cats[task] = fmt.Sprintf("cat%d", k%5)
 		var text strings.Builder
 		for w := 0; w < 40+r.IntN(60); w++ {
 			text.WriteString(words[r.IntN(len(words))])

@@ -195,7 +195,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("index", func(t *testing.T) {
 		b.t = t
 		b.open(filepath.Join(out, "index.html"))
-		assert.Equal(t, 4, b.count("ul.index li"))
+		assert.Equal(t, 5, b.count("ul.index li"))
 		b.noProblems()
 	})
 
@@ -249,10 +249,10 @@ func TestBrowser(t *testing.T) {
 		}))
 		b.filter("all")
 		b.search("")
-		b.eval(`var m = document.getElementById("model"); m.value = [...m.options].find(o => o.text === "tiny").value; m.dispatchEvent(new Event("change"))`)
+		b.eval(`var m = document.getElementById("model"); m.value = [...m.options].find(o => o.text === "tiny (` + runA + `)").value; m.dispatchEvent(new Event("change"))`)
 		b.filter("fail")
-		b.expectRows("tiny's fails", rows, want(func(r featherbench.Record) bool {
-			return r.Model == "tiny" && r.Error == nil && r.Passed != nil && !*r.Passed
+		b.expectRows("tiny's fails in the first run", rows, want(func(r featherbench.Record) bool {
+			return r.Model == "tiny" && r.RunID == runA && r.Error == nil && r.Passed != nil && !*r.Passed
 		}))
 		b.eval(`var m = document.getElementById("model"); m.value = ""; m.dispatchEvent(new Event("change"))`)
 		b.filter("all")
@@ -267,9 +267,9 @@ func TestBrowser(t *testing.T) {
 		b.search("")
 
 		// The bar picks the cheapest model whose pass rate clears it.
-		s := featherbench.Summarize(recs, set.Featherbench.Categories())
+		s := featherbench.Summarize(report.MergeFeatherbench(set.Featherbench), set.Featherbench.Categories())
 		cheapest := func(bar float64, lower bool) string {
-			best, cost := "", 0.0
+			best, cost, bestRate := "", 0.0, 0.0
 			for _, m := range s.Models {
 				rate := m.PassRate
 				if lower {
@@ -278,8 +278,9 @@ func TestBrowser(t *testing.T) {
 				if m.Scored == 0 || m.CostPerTaskUSD == nil || rate < bar {
 					continue
 				}
-				if best == "" || *m.CostPerTaskUSD < cost {
-					best, cost = m.Model, *m.CostPerTaskUSD
+				// At equal cost the better pass rate wins, as the page picks.
+				if best == "" || *m.CostPerTaskUSD < cost || (*m.CostPerTaskUSD == cost && m.PassRate > bestRate) {
+					best, cost, bestRate = m.Model, *m.CostPerTaskUSD, m.PassRate
 				}
 			}
 			return best

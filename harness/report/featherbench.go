@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/feather-eval/feather/harness/report/runs"
 	"github.com/feather-eval/feather/harness/report/svg"
 	"github.com/feather-eval/feather/harness/suites/featherbench"
 	"github.com/feather-eval/feather/harness/suites/featherbench/rubric"
@@ -74,6 +76,29 @@ func Frontier(points []CostPoint) []int {
 	return out
 }
 
+// MergeFeatherbench joins the Featherbench trials of several runs. A
+// model that appears in more than one run is kept once per run, its name
+// suffixed with the run's stamp, so the suite's summary (which groups
+// trials by model) keeps the runs apart, as MergeFeatherweight does; the
+// shards of one run carry one run id and stay one model.
+func MergeFeatherbench(fb *runs.Featherbench) []featherbench.Record {
+	runsOf := map[string]map[string]bool{}
+	for _, r := range fb.Records {
+		if runsOf[r.Model] == nil {
+			runsOf[r.Model] = map[string]bool{}
+		}
+		runsOf[r.Model][r.RunID] = true
+	}
+	out := make([]featherbench.Record, len(fb.Records))
+	for i, r := range fb.Records {
+		if len(runsOf[r.Model]) > 1 {
+			r.Model += " (" + r.RunID + ")"
+		}
+		out[i] = r
+	}
+	return out
+}
+
 // FeatherbenchMarkdown is the Featherbench summary of records: the suite's
 // own summary (which carries the rubric and the judge-bias matrix when
 // trials were judged), then the cost/pass-rate frontier. categories may be
@@ -123,7 +148,7 @@ func trialStatus(r featherbench.Record) string {
 // fbFields names the columns of each trial row in the page data.
 var fbFields = []string{"task", "model", "run", "trial", "status", "refusal", "refusal_category", "text", "tool_calls",
 	"check_detail", "stop_reason", "latency_s", "wall_clock_s", "input_tokens", "output_tokens", "cost_usd",
-	"rubric_mean", "rubric", "error", "timestamp", "sampling_sent", "task_hash"}
+	"rubric_mean", "rubric", "error", "timestamp", "sampling_sent", "task_hash", "disagree"}
 
 type fbTask struct {
 	ID       string `json:"id"`
@@ -208,8 +233,8 @@ var fbBody = template.Must(template.New("fb").Funcs(funcs).Parse(`
 <p class="explain">One point per model: mean cost of a trial against pass rate, with the 95% Wilson interval as the error bar. The dashed green line is the Pareto frontier — the cheapest model at each pass rate.
 {{- if .NoCost}} No cost reported, not shown: {{range $i, $m := .NoCost}}{{if $i}}, {{end}}{{$m}}{{end}}.{{end}}
 {{- if .NoScore}} Nothing scored, not shown: {{range $i, $m := .NoScore}}{{if $i}}, {{end}}{{$m}}{{end}}.{{end}}</p>
-<table><thead><tr><th>pass rate [95% CI]</th><th>cheapest model reaching it</th><th class="num">cost / task</th></tr></thead>
-<tbody>{{range .Frontier}}<tr><td>{{printf "%.0f" (pct .PassRate)}}% [{{printf "%.0f" (pct .Lo)}}–{{printf "%.0f" (pct .Hi)}}]</td><td>{{.Model}}</td><td class="num">${{usd .CostPerTask}}</td></tr>{{end}}</tbody></table>
+<div class="scroll"><table><thead><tr><th>pass rate [95% CI]</th><th>cheapest model reaching it</th><th class="num">cost / task</th></tr></thead>
+<tbody>{{range .Frontier}}<tr><td>{{printf "%.0f" (pct .PassRate)}}% [{{printf "%.0f" (pct .Lo)}}–{{printf "%.0f" (pct .Hi)}}]</td><td>{{.Model}}</td><td class="num">${{usd .CostPerTask}}</td></tr>{{end}}</tbody></table></div>
 {{end}}
 <h2 id="categories">Per category</h2>
 <div class="scroll"><table><thead><tr><th>category</th>{{range .Summary.Models}}<th class="num">{{.Model}}</th>{{end}}</tr></thead>
@@ -230,15 +255,16 @@ var fbBody = template.Must(template.New("fb").Funcs(funcs).Parse(`
 <button type="button" data-filter="all" aria-pressed="true">All</button>
 <button type="button" data-filter="notpassed" aria-pressed="false">Not passed</button>
 <button type="button" data-filter="fail" aria-pressed="false">Fails</button>
+<button type="button" data-filter="disagree" aria-pressed="false">Models disagree</button>
 <button type="button" data-filter="refused" aria-pressed="false">Refusals</button>
 <button type="button" data-filter="error" aria-pressed="false">Errors</button>
 </div>
 <select id="model" aria-label="model"><option value="">all models</option>{{range $i, $m := .Summary.Models}}<option value="{{$i}}">{{$m.Model}}</option>{{end}}</select>
-<input type="search" id="search" placeholder="Search responses and tool calls" aria-label="search responses">
+<input type="search" id="search" placeholder="Search tasks, responses and tool calls" aria-label="search tasks and responses">
 <span id="count" aria-live="polite"></span>
 </div>
-<table class="list"><thead><tr><th>model</th><th class="num">trial</th><th>verdict</th><th class="num">rubric</th><th class="num">cost</th><th class="num">latency</th><th class="num">wall</th><th>response</th></tr></thead>
-<tbody id="rows"></tbody></table>
+<div class="scroll"><table class="list"><thead><tr><th>model</th><th class="num">trial</th><th>verdict</th><th class="num">rubric</th><th class="num">cost</th><th class="num">latency</th><th class="num">wall</th><th>response</th></tr></thead>
+<tbody id="rows"></tbody></table></div>
 <button type="button" id="more" hidden>Show more</button>
 `))
 
@@ -445,14 +471,10 @@ func featherbenchData(recs []featherbench.Record, s featherbench.Summary, tasks 
 		}
 		return ra.Trial < rb.Trial
 	})
+	disagree := tasksModelsDisagreeOn(recs)
 	for _, i := range order {
 		r := &recs[i]
-		var grid []fbScore
-		if g, err := rubric.ParseGrid(r.Rubric); err == nil {
-			for _, sc := range g {
-				grid = append(grid, fbScore{Judge: sc.Judge, Score: sc.Score, Rationale: sc.Rationale, Self: sc.Self, Error: sc.Error})
-			}
-		}
+		grid := fbGrid(r.Rubric)
 		var calls any
 		if len(r.ToolCalls) > 0 {
 			calls = r.ToolCalls
@@ -460,10 +482,70 @@ func featherbenchData(recs []featherbench.Record, s featherbench.Summary, tasks 
 		d.Trials = append(d.Trials, []any{
 			taskIdx[r.Task], modelIdx[r.Model], runIdx[r.RunID], r.Trial, trialStatus(*r), r.Refusal, r.RefusalCategory, r.Text, calls,
 			r.CheckDetail, r.StopReason, r.LatencyS, r.WallClockS, r.InputTokens, r.OutputTokens, r.CostUSD,
-			r.RubricMean, grid, r.Error, r.Timestamp, r.SamplingSent, r.TaskHash,
+			r.RubricMean, grid, r.Error, r.Timestamp, r.SamplingSent, r.TaskHash, disagree[r.Task],
 		})
 	}
 	return d
+}
+
+// tasksModelsDisagreeOn lists the tasks on which the models (a model in
+// another run counts as another) did not all do the same: each model's
+// verdict on a task is its share of passing trials, or an error or no
+// verdict when it has no scored trial, and the task is listed when those
+// differ. It is the Featherweight grid's "columns disagree" for trials.
+func tasksModelsDisagreeOn(recs []featherbench.Record) map[string]bool {
+	type tally struct{ passed, scored, errors int }
+	by := map[string]map[string]*tally{}
+	for _, r := range recs {
+		if by[r.Task] == nil {
+			by[r.Task] = map[string]*tally{}
+		}
+		key := r.Model + "\x00" + r.RunID
+		t := by[r.Task][key]
+		if t == nil {
+			t = &tally{}
+			by[r.Task][key] = t
+		}
+		switch trialStatus(r) {
+		case statusPass:
+			t.passed++
+			t.scored++
+		case statusFail:
+			t.scored++
+		case statusError:
+			t.errors++
+		}
+	}
+	out := map[string]bool{}
+	for task, models := range by {
+		seen := ""
+		for _, t := range models {
+			v := "no verdict"
+			switch {
+			case t.scored > 0:
+				v = strconv.FormatFloat(float64(t.passed)/float64(t.scored), 'g', -1, 64)
+			case t.errors > 0:
+				v = "error"
+			}
+			if seen != "" && v != seen {
+				out[task] = true
+			}
+			seen = v
+		}
+	}
+	return out
+}
+
+// fbGrid is a trial's rubric grid as the page shows it (nil when it was
+// not judged).
+func fbGrid(raw json.RawMessage) []fbScore {
+	var grid []fbScore
+	if g, err := rubric.ParseGrid(raw); err == nil {
+		for _, sc := range g {
+			grid = append(grid, fbScore{Judge: sc.Judge, Score: sc.Score, Rationale: sc.Rationale, Self: sc.Self, Error: sc.Error})
+		}
+	}
+	return grid
 }
 
 // WriteFeatherbenchReport writes the review page for records to path

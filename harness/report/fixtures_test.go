@@ -85,8 +85,8 @@ func buildFixtureRuns(root string) error {
 	for _, step := range []func() error{
 		func() error { return featherbenchRun(a, runA, []string{"tiny", "mid", "big", "local"}) },
 		func() error { return featherbenchRun(b, runB, []string{"tiny"}) },
-		func() error { return featherweightRun(a, []string{"alpha", "beta"}) },
-		func() error { return featherweightRun(b, []string{"alpha"}) },
+		func() error { return featherweightRun(a, runA, []string{"alpha", "beta"}) },
+		func() error { return featherweightRun(b, runB, []string{"alpha"}) },
 		func() error { return microbenchRun(a, runA, []string{"mb-small", "mb-tiny"}) },
 		func() error { return microbenchRun(b, runB, []string{"mb-small"}) },
 	} {
@@ -123,11 +123,16 @@ var fbModels = map[string]struct {
 	"local": {skill: 60},
 }
 
-// fbAnswer scripts one response.
-func fbAnswer(model string, req lm.GenerateRequest, trial int) lm.GenerateResult {
+// fbAnswer scripts one response; in the second run the models answer
+// better, so that comparing a model's two runs finds differences.
+func fbAnswer(model, stamp string, req lm.GenerateRequest, trial int) lm.GenerateResult {
 	m := fbModels[model]
 	prompt := req.Messages[0].Content
-	good := hashOf(model, prompt, fmt.Sprint(trial))%100 < m.skill
+	skill := m.skill
+	if stamp == runB {
+		skill += 30
+	}
+	good := hashOf(model, prompt, fmt.Sprint(trial))%100 < skill
 	res := lm.GenerateResult{StopReason: lm.StopEOS, InputTokens: 20 + len(prompt)/4, TTFT: time.Duration(150+len(model)*40) * time.Millisecond,
 		Wall: time.Duration(900+len(model)*300+trial*50) * time.Millisecond, CostUSD: m.cost, SamplingSent: map[string]any{"temperature": 0.0}}
 	task := taskOfPrompt(prompt)
@@ -234,11 +239,22 @@ func featherbenchRun(runDir, stamp string, models []string) error {
 		m := featherbench.Model{Key: key, Generator: &fake.Model{Reply: func(req lm.GenerateRequest) lm.GenerateResult {
 			p := req.Messages[0].Content
 			trial[p]++
-			return fbAnswer(key, req, trial[p])
+			return fbAnswer(key, stamp, req, trial[p])
 		}}}
 		if _, err := r.RunModel(context.Background(), m, tasks); err != nil {
 			return err
 		}
+	}
+	// The run's record of its tasks, as a run with
+	// -fb.tasks-dir=testdata/report/tasks in a checkout at /src/feather
+	// writes it: neither path is there when the report is tested.
+	src, err := featherbench.NewTaskSource(filepath.Join(fixtures, "tasks"), tasks)
+	if err != nil {
+		return err
+	}
+	src.Dir, src.AbsDir = "testdata/report/tasks", "/src/feather/testdata/report/tasks"
+	if err := src.Write(filepath.Join(dir, featherbench.TaskSourceName(stamp))); err != nil {
+		return err
 	}
 	return w.Close()
 }
@@ -249,7 +265,9 @@ var fwModels = map[string]lm.Info{
 	"beta":  {Key: "beta", Name: "Beta 135M Instruct", Backend: "onnx", Params: 135_000_000, Chat: true},
 }
 
-func featherweightRun(runDir string, models []string) error {
+// featherweightRun scripts the models' replies; in the second run they
+// answer a little better, so a model's two runs differ.
+func featherweightRun(runDir, stamp string, models []string) error {
 	ds, err := featherweight.Load("../../testdata/featherweight/featherweight.jsonl")
 	if err != nil {
 		return err
@@ -282,6 +300,9 @@ func featherweightRun(runDir string, models []string) error {
 			skill := map[string]uint32{"alpha": 45, "beta": 70}[key]
 			if style == "completion" {
 				skill -= 10
+			}
+			if stamp == runB {
+				skill += 20
 			}
 			right := it.AnswerLetter()
 			wrong := string(rune('A' + (int(right[0]-'A')+1+int(h%3))%4))

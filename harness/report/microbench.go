@@ -87,7 +87,7 @@ func mbTaskCell(r *microbench.Result, id string) string {
 }
 
 // mbFields names the columns of each item row in the page data.
-var mbFields = []string{"model", "task", "id", "level", "correct", "tie", "truncated", "error", "prediction", "gold", "context", "choices"}
+var mbFields = []string{"model", "task", "id", "level", "correct", "tie", "truncated", "error", "prediction", "gold", "context", "choices", "disagree"}
 
 type mbData struct {
 	Kind   string   `json:"kind"`
@@ -160,6 +160,7 @@ var mbBody = template.Must(template.New("mb").Parse(`
 <div role="group" aria-label="filter">
 <button type="button" data-filter="all" aria-pressed="true">All</button>
 <button type="button" data-filter="wrong" aria-pressed="false">Wrong</button>
+<button type="button" data-filter="disagree" aria-pressed="false">Models disagree</button>
 <button type="button" data-filter="tie" aria-pressed="false">Ties</button>
 <button type="button" data-filter="truncated" aria-pressed="false">Truncated</button>
 <button type="button" data-filter="error" aria-pressed="false">Errors</button>
@@ -168,8 +169,8 @@ var mbBody = template.Must(template.New("mb").Parse(`
 <input type="search" id="search" placeholder="Search tasks, contexts and choices" aria-label="search items">
 <span id="count" aria-live="polite"></span>
 </div>
-<table class="list"><thead><tr><th>model</th><th>task</th><th>item</th><th class="num">level</th><th>verdict</th><th>predicted</th><th>gold</th></tr></thead>
-<tbody id="rows"></tbody></table>
+<div class="scroll"><table class="list"><thead><tr><th>model</th><th>task</th><th>item</th><th class="num">level</th><th>verdict</th><th>predicted</th><th>gold</th></tr></thead>
+<tbody id="rows"></tbody></table></div>
 <button type="button" id="more" hidden>Show more</button>
 `))
 
@@ -269,13 +270,31 @@ func MicrobenchPage(w io.Writer, results []*microbench.Result, o PageOptions) er
 
 func microbenchData(results []*microbench.Result, labels []string) mbData {
 	d := mbData{Kind: "microbench", Fields: mbFields, Models: labels, Items: [][]any{}}
+	// An item is disagreed on when the results did not all choose the
+	// same (an error counts as a choice of its own), as the Featherweight
+	// grid's columns disagree on a letter.
+	chose := map[string]map[int]bool{}
+	for _, r := range results {
+		for _, it := range r.Items {
+			k := it.Task + "/" + it.ID
+			if chose[k] == nil {
+				chose[k] = map[int]bool{}
+			}
+			p := it.Prediction
+			if it.Error != "" {
+				p = -1
+			}
+			chose[k][p] = true
+		}
+	}
 	for mi, r := range results {
 		for _, it := range r.Items {
 			choices := make([][]any, len(it.Choices))
 			for ci, c := range it.Choices {
 				choices[ci] = []any{c.Text, c.LogProb, c.Value, c.NullLogProb}
 			}
-			d.Items = append(d.Items, []any{mi, it.Task, it.ID, it.Level, it.Correct, it.Tie, it.Truncated, it.Error, it.Prediction, it.Gold, it.Context, choices})
+			d.Items = append(d.Items, []any{mi, it.Task, it.ID, it.Level, it.Correct, it.Tie, it.Truncated, it.Error, it.Prediction, it.Gold, it.Context, choices,
+				len(chose[it.Task+"/"+it.ID]) > 1})
 		}
 	}
 	return d

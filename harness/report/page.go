@@ -75,6 +75,10 @@ type page struct {
 	// Data is embedded as JSON for the script to render lazily; nil for a
 	// page without a script part.
 	Data any
+	// Detail, when set, is embedded after the script (id feather-detail):
+	// bulky data that only a drill-down needs, so the page is drawn and
+	// usable before the browser has read it.
+	Detail any
 }
 
 // write renders p: the static HTML, then the data as an inert JSON block
@@ -91,19 +95,36 @@ func (p page) write(w io.Writer) error {
 		return fmt.Errorf("rendering %s page: %w", p.Kind, err)
 	}
 	if p.Data != nil {
-		data := &dataWriter{out: bw}
-		if err := writeData(data, p.Data); err != nil {
-			return fmt.Errorf("encoding %s data: %w", p.Kind, err)
-		}
-		if err := data.Close(); err != nil {
+		if err := embed(bw, dataID, p.Data); err != nil {
 			return fmt.Errorf("encoding %s data: %w", p.Kind, err)
 		}
 		bw.WriteString("</script>\n<script>")
 		bw.WriteString(pageJS)
 		bw.WriteString("</script>\n")
+		if p.Detail != nil {
+			if err := embed(bw, detailID, p.Detail); err != nil {
+				return fmt.Errorf("encoding %s details: %w", p.Kind, err)
+			}
+			bw.WriteString("</script>\n")
+		}
 	}
 	bw.WriteString("</body>\n</html>\n")
 	return bw.Flush()
+}
+
+// The ids of the data elements.
+const (
+	dataID   = "feather-data"
+	detailID = "feather-detail"
+)
+
+// embed writes v as a data element with id, left open.
+func embed(w *bufio.Writer, id string, v any) error {
+	data := &dataWriter{out: w, id: id}
+	if err := writeData(data, v); err != nil {
+		return err
+	}
+	return data.Close()
 }
 
 // dataWriter writes the page data's script element. It holds the JSON
@@ -114,6 +135,7 @@ func (p page) write(w io.Writer) error {
 // holds its whole JSON in memory.
 type dataWriter struct {
 	out  *bufio.Writer
+	id   string // the element's id: dataID unless set
 	held bytes.Buffer
 	b64  io.WriteCloser
 	zw   *gzip.Writer // nil until the data outgrows CompressAbove
@@ -134,7 +156,7 @@ func (d *dataWriter) Write(p []byte) (int, error) {
 // compress opens the element for gzipped data and sends what was held
 // through gzip.
 func (d *dataWriter) compress() error {
-	d.out.WriteString(`<script type="application/octet-stream" id="feather-data" data-encoding="gzip+base64">`)
+	d.out.WriteString(`<script type="application/octet-stream" id="` + d.elementID() + `" data-encoding="gzip+base64">`)
 	d.b64 = base64.NewEncoder(base64.StdEncoding, d.out)
 	d.zw, _ = gzip.NewWriterLevel(d.b64, gzip.BestSpeed)
 	_, err := d.zw.Write(d.held.Bytes())
@@ -142,11 +164,18 @@ func (d *dataWriter) compress() error {
 	return err
 }
 
+func (d *dataWriter) elementID() string {
+	if d.id == "" {
+		return dataID
+	}
+	return d.id
+}
+
 // Close writes data small enough to stay plain JSON, or ends the gzip
 // and base64 streams; the script element is left open.
 func (d *dataWriter) Close() error {
 	if d.zw == nil {
-		d.out.WriteString(`<script type="application/json" id="feather-data">`)
+		d.out.WriteString(`<script type="application/json" id="` + d.elementID() + `">`)
 		_, err := d.out.Write(d.held.Bytes())
 		return err
 	}

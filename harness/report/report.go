@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/feather-eval/feather/harness/report/compare"
 	"github.com/feather-eval/feather/harness/report/gotest"
 	"github.com/feather-eval/feather/harness/report/runs"
 	"github.com/feather-eval/feather/internal/atomicfile"
@@ -33,8 +34,10 @@ type Options struct {
 	// Events and JUnit are a go test run's JSON events and JUnit XML; each
 	// may be empty.
 	Events, JUnit string
-	// TasksDir is the Featherbench task directory (categories, prompts).
-	TasksDir string
+	// TasksDir is the Featherbench task directory the user named
+	// (categories, prompts); empty, each run's recorded one is read, and
+	// DefaultTasksDir for runs that recorded none.
+	TasksDir, DefaultTasksDir string
 	// Out is the directory the report files are written to.
 	Out string
 }
@@ -45,6 +48,9 @@ type PageOptions struct {
 	Nav      []Link
 	Notes    []string
 	TasksDir string
+	// Pages are the report's pages by name (FeatherweightName, …), for
+	// links between them; nil for a page on its own.
+	Pages map[string]bool
 }
 
 // Output file names, per suite: <name>.md and <name>.html.
@@ -76,8 +82,12 @@ func Build(o Options) ([]string, error) {
 	var sections []section
 	var notes []string
 	var subtitle []string
+	var set *runs.Set
+	var cs *compare.Set
+	var tr *gotest.Run
 	if len(o.RunDirs) > 0 {
-		set, err := runs.Load(o.RunDirs, runs.Options{TasksDir: o.TasksDir})
+		var err error
+		set, err = runs.Load(o.RunDirs, runs.Options{TasksDir: o.TasksDir, DefaultTasksDir: o.DefaultTasksDir})
 		if err != nil {
 			return nil, err
 		}
@@ -86,11 +96,12 @@ func Build(o Options) ([]string, error) {
 		}
 		notes = set.Notes
 		subtitle = append(subtitle, "runs "+set.Describe())
-		sections = append(sections, suiteSections(set)...)
+		cs = compare.FromRuns(set)
+		sections = append(sections, suiteSections(set, cs)...)
 	}
 	if o.Events != "" || o.JUnit != "" {
-		tr, err := readTests(o.Events, o.JUnit)
-		if err != nil {
+		var err error
+		if tr, err = readTests(o.Events, o.JUnit); err != nil {
 			return nil, err
 		}
 		subtitle = append(subtitle, "tests from "+tr.Source)
@@ -102,8 +113,10 @@ func Build(o Options) ([]string, error) {
 	}
 
 	nav := []Link{{Href: IndexFile, Label: "Overview"}}
+	pages := map[string]bool{}
 	for _, s := range sections {
 		nav = append(nav, Link{Href: s.name + ".html", Label: s.label})
+		pages[s.name] = true
 	}
 	files := map[string][]byte{}
 	var order []string
@@ -121,7 +134,7 @@ func Build(o Options) ([]string, error) {
 		var html strings.Builder
 		pageNav := append([]Link(nil), nav...)
 		pageNav[i+1].Current = true
-		if err := s.html(&html, PageOptions{Subtitle: strings.Join(subtitle, " · "), Nav: pageNav, Notes: notes}); err != nil {
+		if err := s.html(&html, PageOptions{Subtitle: strings.Join(subtitle, " · "), Nav: pageNav, Notes: notes, Pages: pages}); err != nil {
 			return nil, err
 		}
 		add(s.name+".html", []byte(html.String()))
@@ -133,7 +146,9 @@ func Build(o Options) ([]string, error) {
 	}
 	var idx strings.Builder
 	nav[0].Current = true
-	if err := indexPage(&idx, index, PageOptions{Subtitle: strings.Join(subtitle, " · "), Nav: nav, Notes: notes}); err != nil {
+	ov := headlines(set, tr, cs)
+	ov.Entries = index
+	if err := indexPage(&idx, ov, PageOptions{Subtitle: strings.Join(subtitle, " · "), Nav: nav, Notes: notes}); err != nil {
 		return nil, err
 	}
 	add(IndexFile, []byte(idx.String()))
@@ -152,15 +167,16 @@ func Build(o Options) ([]string, error) {
 	return written, nil
 }
 
-func suiteSections(set *runs.Set) []section {
+func suiteSections(set *runs.Set, cs *compare.Set) []section {
 	var out []section
 	if fb := set.Featherbench; fb != nil {
+		recs := MergeFeatherbench(fb)
 		out = append(out, section{
 			name: FeatherbenchName, label: "Featherbench",
-			md: func() (string, error) { return FeatherbenchMarkdown(fb.Records, fb.Categories()), nil },
+			md: func() (string, error) { return FeatherbenchMarkdown(recs, fb.Categories()), nil },
 			html: func(w io.Writer, o PageOptions) error {
 				o.TasksDir = fb.TasksDir
-				return FeatherbenchPage(w, fb.Records, fb.Tasks, o)
+				return FeatherbenchPage(w, recs, fb.Tasks, o)
 			},
 		})
 	}
@@ -180,6 +196,13 @@ func suiteSections(set *runs.Set) []section {
 			name: MicrobenchName, label: "μBench",
 			md:   func() (string, error) { return MicrobenchMarkdown(mb.Results), nil },
 			html: func(w io.Writer, o PageOptions) error { return MicrobenchPage(w, mb.Results, o) },
+		})
+	}
+	if HasComparison(cs) {
+		out = append(out, section{
+			name: CompareName, label: "Compare",
+			md:   func() (string, error) { return CompareMarkdown(cs) },
+			html: func(w io.Writer, o PageOptions) error { return ComparePage(w, cs, o) },
 		})
 	}
 	return out
@@ -242,17 +265,4 @@ func inlineHTML(line string) (template.HTML, error) {
 type indexEntry struct {
 	Label, HTML, MD string
 	Lead            template.HTML
-}
-
-var indexBody = template.Must(template.New("index").Parse(`
-<ul class="index">{{range .}}
-<li><a href="{{.HTML}}"><strong>{{.Label}}</strong></a> (<a href="{{.MD}}">Markdown</a>){{if .Lead}} — {{.Lead}}{{end}}</li>{{end}}
-</ul>`))
-
-func indexPage(w io.Writer, entries []indexEntry, o PageOptions) error {
-	body, err := render(indexBody, entries)
-	if err != nil {
-		return err
-	}
-	return page{Kind: "index", Title: "feather report", Subtitle: o.Subtitle, Nav: o.Nav, Notes: o.Notes, Body: body}.write(w)
 }

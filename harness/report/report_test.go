@@ -123,7 +123,7 @@ func TestBuild(t *testing.T) {
 		names = append(names, filepath.Base(p))
 	}
 	sort.Strings(names)
-	assert.Equal(t, []string{"featherbench.html", "featherbench.md", "featherweight.html", "featherweight.md", "index.html",
+	assert.Equal(t, []string{"compare.html", "compare.md", "featherbench.html", "featherbench.md", "featherweight.html", "featherweight.md", "index.html",
 		"microbench.html", "microbench.md", "tests.html", "tests.md"}, names)
 
 	scriptRE := regexp.MustCompile(`(?s)<script>(.*?)</script>`)

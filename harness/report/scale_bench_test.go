@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/feather-eval/feather/harness/report"
+	"github.com/feather-eval/feather/harness/report/compare"
+	"github.com/feather-eval/feather/harness/report/runs"
 	"github.com/feather-eval/feather/harness/suites/featherbench"
 )
 
@@ -47,4 +49,26 @@ func scaleTasks(cats map[string]string) []featherbench.Task {
 	}
 	sort.Slice(tasks, func(i, j int) bool { return tasks[i].ID < tasks[j].ID })
 	return tasks
+}
+
+// BenchmarkComparePage100k writes the Compare page for 100,000 trials of
+// two models (50,000 paired items): reading them into the comparison,
+// every pair's statistics, the list and the drill-down records. best-s
+// is the fastest write; html-MB the page's size.
+func BenchmarkComparePage100k(b *testing.B) {
+	recs := compareRecords(100_000)
+	b.ReportAllocs()
+	best := time.Duration(math.MaxInt64)
+	var page counter
+	for b.Loop() {
+		start := time.Now()
+		page = 0
+		cs := compare.FromRuns(&runs.Set{Featherbench: &runs.Featherbench{Records: recs}})
+		if err := report.ComparePage(&page, cs, report.PageOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		best = min(best, time.Since(start))
+	}
+	b.ReportMetric(best.Seconds(), "best-s")
+	b.ReportMetric(float64(page)/1e6, "html-MB")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/feather-eval/feather/harness/report/gotest"
@@ -101,10 +102,10 @@ var testsBody = template.Must(template.New("tests").Parse(`
 <tbody>{{range .Run.Packages}}<tr><td>{{.Name}}</td><td><span class="badge b-{{if eq .Status "pass"}}pass{{else if eq .Status "fail"}}fail{{else if eq .Status "skip"}}unscored{{else}}error{{end}}">{{.Status}}</span></td><td class="num">{{.Passed}}</td><td class="num">{{.Failed}}</td><td class="num">{{.Skipped}}</td><td class="num">{{.Unfinished}}</td><td class="num">{{printf "%.2f" .Elapsed}} s</td></tr>{{end}}</tbody></table></div>
 {{if or .Failures .Broken}}<h2 id="failures">Failures</h2>
 {{range .Broken}}<h3>{{.Name}} (package)</h3><pre class="text error">{{.Output}}</pre>{{end}}
-{{range .Failures}}<h3>{{.Name}} <span class="muted">{{.Package}}</span></h3><pre class="text error">{{.Output}}</pre>{{end}}{{end}}
+{{range .Failures}}<h3>{{.Name}} <span class="muted">{{.Package}}</span></h3>{{with .Links}}<p class="links">In the report: {{range $i, $l := .}}{{if $i}}, {{end}}<a href="{{$l.Href}}">{{$l.Label}}</a>{{end}}</p>{{end}}<pre class="text error">{{.Output}}</pre>{{end}}{{end}}
 <h2 id="slowest">Slowest tests</h2>
-<table><thead><tr><th>test</th><th>package</th><th class="num">time</th></tr></thead>
-<tbody>{{range .Slowest}}<tr><td>{{.Name}}</td><td>{{.Package}}</td><td class="num">{{printf "%.2f" .Elapsed}} s</td></tr>{{end}}</tbody></table>
+<div class="scroll"><table><thead><tr><th>test</th><th>package</th><th class="num">time</th></tr></thead>
+<tbody>{{range .Slowest}}<tr><td>{{.Name}}</td><td>{{.Package}}</td><td class="num">{{printf "%.2f" .Elapsed}} s</td></tr>{{end}}</tbody></table></div>
 <h2 id="all">All tests</h2>
 <div class="controls" id="controls">
 <div role="group" aria-label="filter">
@@ -117,8 +118,8 @@ var testsBody = template.Must(template.New("tests").Parse(`
 <input type="search" id="search" placeholder="Search test and package names" aria-label="search tests">
 <span id="count" aria-live="polite"></span>
 </div>
-<table class="list"><thead><tr><th>result</th><th>package</th><th>test</th><th class="num">time</th></tr></thead>
-<tbody id="rows"></tbody></table>
+<div class="scroll"><table class="list"><thead><tr><th>result</th><th>package</th><th>test</th><th class="num">time</th></tr></thead>
+<tbody id="rows"></tbody></table></div>
 <button type="button" id="more" hidden>Show more</button>
 `))
 
@@ -126,14 +127,21 @@ var testsBody = template.Must(template.New("tests").Parse(`
 // slowest tests, and every test (filterable).
 func TestsPage(w io.Writer, r *gotest.Run, o PageOptions) error {
 	pass, fail, skip, unfinished := r.Totals()
+	type failure struct {
+		gotest.Test
+		Links []Link
+	}
 	p := struct {
 		Run                          *gotest.Run
 		Source                       string
 		Pass, Fail, Skip, Unfinished int
-		Failures                     []gotest.Test
+		Failures                     []failure
 		Broken                       []gotest.Package
 		Slowest                      []gotest.Test
-	}{Run: r, Source: r.Source, Pass: pass, Fail: fail, Skip: skip, Unfinished: unfinished, Failures: r.Failures(), Broken: brokenPackages(r), Slowest: r.Slowest(SlowestShown)}
+	}{Run: r, Source: r.Source, Pass: pass, Fail: fail, Skip: skip, Unfinished: unfinished, Broken: brokenPackages(r), Slowest: r.Slowest(SlowestShown)}
+	for _, t := range r.Failures() {
+		p.Failures = append(p.Failures, failure{t, ItemLinks(t, o.Pages)})
+	}
 	body, err := render(testsBody, p)
 	if err != nil {
 		return fmt.Errorf("rendering the tests page: %w", err)
@@ -143,4 +151,56 @@ func TestsPage(w io.Writer, r *gotest.Run, o PageOptions) error {
 		d.Tests = append(d.Tests, []any{t.Package, t.Name, t.Status, t.Elapsed, t.Output})
 	}
 	return page{Kind: "tests", Title: "Test run", Subtitle: o.Subtitle, Nav: o.Nav, Notes: o.Notes, Body: body, Data: d}.write(w)
+}
+
+// suitePages maps the suites' top-level tests to their report pages.
+var suitePages = map[string]string{"TestFeatherweight": FeatherweightName, "TestMicrobench": MicrobenchName, "TestFeatherbench": FeatherbenchName}
+
+// regressedRE finds the items a failing gate names (harness/run/gate).
+var regressedRE = regexp.MustCompile(`Regressed: ([^\n]+)`)
+
+// ItemLinks links a failed suite test to its items on the suite's page of
+// the report (when the report has it): an item subtest
+// (TestFeatherweight/<model>/<style>/<id>) to its item, and a gate
+// subtest to each item it names as regressed.
+func ItemLinks(t gotest.Test, pages map[string]bool) []Link {
+	parts := strings.Split(t.Name, "/")
+	page := suitePages[parts[0]]
+	if page == "" || !pages[page] || len(parts) < 3 {
+		return nil
+	}
+	// search is what finds an item on its page: Featherweight and μBench
+	// search item ids, Featherbench task ids.
+	search := func(item string) string {
+		if page == FeatherbenchName {
+			item, _, _ = strings.Cut(item, "/")
+		}
+		return item
+	}
+	link := func(item string) Link {
+		return Link{Href: page + ".html" + hashLink(map[string]string{"q": search(item)}), Label: item}
+	}
+	if parts[len(parts)-1] != "gate" {
+		if len(parts) < 4 {
+			return nil
+		}
+		item := parts[len(parts)-1]
+		if page == MicrobenchName || page == FeatherbenchName {
+			item = parts[len(parts)-2] + "/" + item
+		}
+		return []Link{link(item)}
+	}
+	var out []Link
+	seen := map[string]bool{}
+	for _, m := range regressedRE.FindAllStringSubmatch(t.Output, -1) {
+		list, _, _ := strings.Cut(m[1], " and ")
+		for _, id := range strings.Split(list, ", ") {
+			id = strings.TrimSpace(id)
+			if id != "" && !seen[id] {
+				seen[id] = true
+				out = append(out, link(id))
+			}
+		}
+	}
+	return out
 }

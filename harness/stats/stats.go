@@ -1,6 +1,8 @@
 // Package stats holds the few statistics feather reports: Wilson score
-// intervals for pass rates, the binomial standard error, medians, and the exact
-// McNemar test for paired item outcomes.
+// intervals for pass rates, the binomial standard error, medians, the exact
+// McNemar test for paired item outcomes, and intervals for paired
+// differences (Newcombe's for paired proportions, Student's t for paired
+// means).
 package stats
 
 import (

@@ -108,7 +108,7 @@ func TestMalformedCatalogs(t *testing.T) {
 		{"unknown backend", `{"a": {"backend": "llamacpp", "path": "x"}}`,
 			`m.json: model "a": unknown backend "llamacpp"; valid backends are http, onnx, openai, openrouter`},
 		{"unknown field", `{"a": {"backend": "onnx", "builtin": "smoke", "enabeld": true}}`,
-			`m.json: model "a": unknown field "enabeld"; known fields are api_key_env, backend, base_url, builtin, chat, description, device_id, effort, enabled, headers, hf, max_tokens, model, name, path, provider, provider_order, request_template, response_path, revision, sampling, sessions, structured_outputs, threads, url, variant`},
+			`m.json: model "a": unknown field "enabeld"; known fields are api_key_env, backend, base_url, builtin, chat, description, device_id, dtype, effort, enabled, headers, hf, max_tokens, model, name, path, provider, provider_order, request_template, response_path, revision, sampling, sessions, structured_outputs, threads, url, variant`},
 		{"missing slug", `{"a": {"provider_order": ["anthropic"]}}`,
 			`m.json: model "a": an openrouter model needs "model", its OpenRouter slug such as "anthropic/claude-fable-5"`},
 		{"slug without vendor", `{"a": {"model": "gpt-5.5", "provider_order": ["openai"]}}`,

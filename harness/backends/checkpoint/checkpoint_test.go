@@ -262,6 +262,9 @@ func TestHparamsOfRandomConfigs(t *testing.T) {
 			Intermediate: 256, MaxPositions: 2048, RotaryDims: 4, RopeTheta: 10000, NormEps: 1e-5, HiddenAct: "gelu", AttentionBias: true}},
 		{checkpoint.GPTNeoX, checkpoint.Shape{Vocab: 300, RotaryPct: 0.5}, checkpoint.Hparams{ModelType: "gpt_neox", Vocab: 300, Hidden: 64, Layers: 2, Heads: 4, KVHeads: 4, HeadDim: 16,
 			Intermediate: 256, MaxPositions: 2048, RotaryDims: 8, RopeTheta: 10000, NormEps: 1e-5, HiddenAct: "gelu", ParallelResidual: true, AttentionBias: true}},
+		// 30 of 44 dims: rotary_pct must not read back as 29.
+		{checkpoint.GPTNeoX, checkpoint.Shape{Vocab: 300, Hidden: 88, Heads: 2, RotaryPct: 0.7}, checkpoint.Hparams{ModelType: "gpt_neox", Vocab: 300, Hidden: 88, Layers: 2, Heads: 2, KVHeads: 2, HeadDim: 44,
+			Intermediate: 352, MaxPositions: 2048, RotaryDims: 30, RopeTheta: 10000, NormEps: 1e-5, HiddenAct: "gelu", ParallelResidual: true, AttentionBias: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.arch, func(t *testing.T) {
@@ -303,11 +306,15 @@ func TestHparamsErrors(t *testing.T) {
 		{`{"model_type": "mamba"}`, `config.json: model_type "mamba" is not a family this converter knows; known: llama, qwen2, qwen3, gpt2, gpt_neox`},
 		{`{"model_type": "llama", "hidden_size": 64.5}`, "config.json: hidden_size: want an integer, got 64.5"},
 		{`{"model_type": "llama", "hidden_size": "64"}`, "config.json: hidden_size: want an integer, got 64"},
-		{`{"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 0}`, "config.json: the layer count is 0; it must be positive"},
-		{`{"model_type": "llama", "num_attention_heads": 32, "num_key_value_heads": 5}`, "config.json: 32 attention heads are not a multiple of 5 key/value heads"},
+		{`{"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 0}`, "config.json: n_layer: want a positive integer, got 0"},
+		{`{"model_type": "llama", "num_attention_heads": 32, "num_key_value_heads": 5}`, "config.json: num_attention_heads 32 is not a multiple of num_key_value_heads 5"},
 		{`{"model_type": "llama", "rope_scaling": {"rope_type": "llama3"}}`, "config.json: rope_scaling: want null: scaled RoPE is not converted, got map[rope_type:llama3]"},
-		{`{"model_type": "gpt_neox", "hidden_size": 64, "num_attention_heads": 4, "rotary_pct": 0.1}`, "config.json: RoPE turns 1 dims of each head; it must be an even number"},
+		{`{"model_type": "gpt_neox", "hidden_size": 64, "num_attention_heads": 4, "rotary_pct": 0.1}`, "config.json: rotary_pct: turns 1 of each head's 16 dims; RoPE needs an even number from 2 to the head size, got 0.1"},
 		{`{"model_type": "qwen3", "tie_word_embeddings": "yes"}`, "config.json: tie_word_embeddings: want true or false, got yes"},
+		{`{"model_type": "llama", "rope_parameters": {"rope_type": "llama3", "rope_theta": 500000, "factor": 8, "low_freq_factor": 1, "high_freq_factor": 4, "original_max_position_embeddings": 8192}}`,
+			"config.json: rope_parameters: llama3 RoPE scaling is not converted"},
+		{`{"model_type": "gpt2", "scale_attn_weights": false}`, "config.json: scale_attn_weights: false is not converted (llama.cpp always scales attention)"},
+		{`{"model_type": "gpt2", "scale_attn_by_inverse_layer_idx": true}`, "config.json: scale_attn_by_inverse_layer_idx: true is not converted"},
 	}
 	for _, tt := range tests {
 		var cfg map[string]any

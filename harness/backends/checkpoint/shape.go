@@ -100,14 +100,34 @@ func (s Shape) Validate(arch string) error {
 
 func (s Shape) rotaryDims() int { return int(float64(s.HeadDim) * s.RotaryPct) }
 
-// decoder is s as the ONNX decoder's Config, so the weights drawn for a
-// name are the decoder's for the same name and seed.
-func (s Shape) decoder(seed uint64) decoder.Config {
-	return decoder.Config{
+// decoder is s as the ONNX decoder's Config for arch, every option the
+// family's parameters and config.json depend on included, so the weights
+// drawn for a name are the decoder's for the same name and seed. Qwen2,
+// GPT-2 and GPT-NeoX have attention biases, as their config classes
+// default them; llama and qwen3 have none.
+func (s Shape) decoder(arch string, seed uint64) decoder.Config {
+	c := decoder.Config{
 		Vocab: s.Vocab, Hidden: s.Hidden, Layers: s.Layers, Heads: s.Heads, KVHeads: s.KVHeads, HeadDim: s.HeadDim,
 		Intermediate: s.Intermediate, MaxPositions: s.MaxPositions, TiedEmbeddings: s.TiedEmbeddings,
-		RopeTheta: s.RopeTheta, NormEps: s.NormEps, Seed: seed,
+		RopeTheta: s.RopeTheta, NormEps: s.NormEps, Seed: seed, HiddenAct: s.HiddenAct,
+		AttentionBias: arch == Qwen2 || arch == GPT2 || arch == GPTNeoX,
 	}
+	if arch == GPTNeoX {
+		c.RotaryDims = s.rotaryDims()
+		c.ParallelResidual = !s.SequentialResidual
+	}
+	return c
+}
+
+// resolve is s with arch's defaults, checked, as arch's decoder family
+// and Config with seed.
+func (s Shape) resolve(arch string, seed uint64) (decoder.Arch, decoder.Config, error) {
+	s = s.Defaults(arch)
+	if err := s.Validate(arch); err != nil {
+		return nil, decoder.Config{}, err
+	}
+	a, err := archOf(arch)
+	return a, s.decoder(arch, seed), err
 }
 
 // shapeOf is the Shape of a decoder Config.

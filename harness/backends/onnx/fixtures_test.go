@@ -136,6 +136,7 @@ func open(t testing.TB, dir string, opt Options) *Model {
 	m, err := Open(context.Background(), dir, opt)
 	require.NoError(t, err)
 	t.Cleanup(func() { m.Close() })
+	m.Settle() // tests and benchmarks measure the steady model
 	return m
 }
 

@@ -45,7 +45,7 @@ func locateONNX(dir, variant string) (string, error) {
 	}
 	found := listONNX(dir)
 	if len(found) == 0 {
-		return "", fmt.Errorf("%s has no ONNX decoder file (looked for %s); export one with `optimum-cli export onnx --task text-generation-with-past`, or download a repository that has an onnx/ folder", dir, strings.Join(tried, ", "))
+		return "", fmt.Errorf("%s has no ONNX decoder file (looked for %s) and no Hugging Face checkpoint (model.safetensors or model.safetensors.index.json); download the model's repository, which has one or the other, or export one with `optimum-cli export onnx --task text-generation-with-past`", dir, strings.Join(tried, ", "))
 	}
 	var names, variants []string
 	seen := map[string]bool{}

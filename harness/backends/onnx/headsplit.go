@@ -72,6 +72,7 @@ type sessionSource struct {
 	spec  *ioSpec
 	split *headSplit
 	whole *wholeGraph
+	built bool // a checkpoint's graph: no file to fall back to
 }
 
 // newSessionSource rewrites the model at file (m, read with SkipData,
@@ -79,30 +80,39 @@ type sessionSource struct {
 // that groups shares unrepeated, and the graph is cut at its head unless
 // the export computes only the logits asked for itself (a logits-to-keep
 // input) or the cut is not possible, which it says once. Uncut, the
-// graph is written back whole if the attention was rewritten.
-func newSessionSource(file string, m *pb.Model, spec *ioSpec, groups kvGroups) *sessionSource {
-	src := &sessionSource{file: file, spec: spec}
+// graph is written back whole if the attention was rewritten, or if it
+// was built (from a checkpoint, file its first weight file): there is no
+// file to run then, so a graph that cannot be written is an error.
+func newSessionSource(file string, m *pb.Model, spec *ioSpec, groups kvGroups, built bool) (*sessionSource, error) {
+	src := &sessionSource{file: file, spec: spec, built: built}
 	rw, err := prepareRewrite(file, m, groups)
 	if err != nil {
+		if built {
+			return nil, fmt.Errorf("the graph built for %s: %w", file, err)
+		}
 		if spec.keepInput == "" {
 			noteNoSplit(file, err)
 		}
-		return src
+		return src, nil
 	}
 	if spec.keepInput == "" {
 		split, err := planHeadSplit(m, spec.vocab, rw)
 		if err == nil {
 			src.split = split
-			return src
+			return src, nil
 		}
 		noteNoSplit(file, err)
 	}
-	if rw.kvGrouped > 0 {
-		if model, err := m.Marshal(); err == nil {
+	if rw.kvGrouped > 0 || built {
+		model, err := m.Marshal()
+		switch {
+		case err == nil:
 			src.whole = &wholeGraph{rewrite: rw, model: model}
+		case built:
+			return nil, fmt.Errorf("the graph built for %s: %w", file, err)
 		}
 	}
-	return src
+	return src, nil
 }
 
 // prepareRewrite readies the model at path (m, read with SkipData, which
@@ -125,7 +135,7 @@ func prepareRewrite(path string, m *pb.Model, groups kvGroups) (rewrite, error) 
 
 func (s *sessionSource) newRunner(provider string, deviceID, threads int) (*runner, error) {
 	r, rewriteErr := newRunner(s.file, s.spec, s.split, s.whole, provider, deviceID, threads)
-	if rewriteErr == nil || s.split == nil && s.whole == nil {
+	if rewriteErr == nil || s.split == nil && s.whole == nil || s.built {
 		return r, rewriteErr
 	}
 	r, err := newRunner(s.file, s.spec, nil, nil, provider, deviceID, threads)

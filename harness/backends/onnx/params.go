@@ -46,6 +46,11 @@ func readGraphSummary(path string) (*graphSummary, *pb.Model, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return summarize(m), m, nil
+}
+
+// summarize is m's summary.
+func summarize(m *pb.Model) *graphSummary {
 	g := &graphSummary{external: m.ExternalLocations()}
 	if m.Graph != nil {
 		g.inputs, g.outputs = signature(m.Graph)
@@ -64,7 +69,7 @@ func readGraphSummary(path string) (*graphSummary, *pb.Model, error) {
 			g.inits = append(g.inits, initializer{name: t.Name, dims: t.Dims, dtype: t.DataType})
 		}
 	}
-	return g, m, nil
+	return g
 }
 
 // signature is g's inputs and outputs in ONNX Runtime's terms. Reading

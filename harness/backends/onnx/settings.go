@@ -35,6 +35,9 @@ type Settings struct {
 	Revision string `json:"revision,omitempty"`
 	Builtin  string `json:"builtin,omitempty"`
 	Variant  string `json:"variant,omitempty"`
+	// DType is what a Hugging Face checkpoint's weights are computed in:
+	// float32 (the default) or float16.
+	DType    string `json:"dtype,omitempty"`
 	Threads  int    `json:"threads,omitempty"`
 	Sessions int    `json:"sessions,omitempty"` // batches run in parallel
 	Chat     string `json:"chat,omitempty"`     // yes, no or auto (default)
@@ -65,6 +68,9 @@ func (s *Settings) Validate(e catalog.Entry) error {
 		return err
 	}
 	if err := catalog.OneOf("provider", s.Provider, "", "cpu", "cuda"); err != nil {
+		return err
+	}
+	if err := catalog.OneOf("dtype", s.DType, "", DTypeFloat32, DTypeFloat16); err != nil {
 		return err
 	}
 	if !layout.ValidVariant(s.Variant) {
@@ -112,7 +118,7 @@ func (s *Settings) ResolvedPath() string { return catalog.ResolvePath(s.dir, s.P
 
 // Identity: the chat mode, the model (resolved folder, Hub repository
 // and revision with the commit it resolved to when the cache knows it, or
-// built-in), the file variant and the execution provider (CPU and CUDA
+// built-in), the file variant, a checkpoint's dtype and the execution provider (CPU and CUDA
 // kernels may round differently and flip a greedy token). Threads,
 // sessions and device_id only change speed and placement.
 func (s *Settings) Identity() []catalog.Field {
@@ -133,6 +139,7 @@ func (s *Settings) Identity() []catalog.Field {
 		{Name: "commit", Value: commit},
 		{Name: "builtin", Value: s.Builtin},
 		{Name: "variant", Value: s.Variant},
+		{Name: "dtype", Value: s.DType},
 		{Name: "provider", Value: s.Provider},
 	}
 }
@@ -190,6 +197,7 @@ func OpenEntry(ctx context.Context, e catalog.Entry) (lm.Model, error) {
 		Key:      e.Key,
 		Name:     e.Name,
 		Variant:  s.Variant,
+		DType:    s.DType,
 		Threads:  s.Threads,
 		Sessions: s.Sessions,
 		Provider: s.Provider,

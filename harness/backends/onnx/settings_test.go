@@ -41,6 +41,7 @@ func TestSettingsValidate(t *testing.T) {
 		{"max_tokens, checked before chat", `"path": "p", "max_tokens": -5, "chat": "maybe"`, `m.json: model "m": "max_tokens" must be positive, not -5`},
 		{"chat", `"path": "p", "chat": "maybe"`, `m.json: model "m": "chat" must be one of yes, no, auto, not "maybe"`},
 		{"provider", `"path": "p", "provider": "rocm"`, `m.json: model "m": "provider" must be one of cpu, cuda, not "rocm"`},
+		{"dtype", `"path": "p", "dtype": "bfloat16"`, `m.json: model "m": "dtype" must be one of float32, float16, not "bfloat16"`},
 		{"variant", `"path": "p", "variant": "../x"`,
 			`m.json: model "m": "variant" "../x" is not a file-name suffix such as quantized, fp16, int8, q4 or q4f16`},
 		{"sampling is not a default onnx applies", `"path": "p", "sampling": {"seed": 1}`,
@@ -70,20 +71,20 @@ func TestSettingsParsed(t *testing.T) {
 }
 
 // The identity holds what changes an answer (chat mode, resolved folder or
-// built-in, variant, provider) and not speed or placement (threads,
+// built-in, variant, a checkpoint's dtype, provider) and not speed or placement (threads,
 // sessions, device_id).
 func TestSettingsIdentity(t *testing.T) {
 	e, err := parseEntry(t, "/cat/m.json", `"path": "models/tiny", "variant": "int8", "threads": 4, "sessions": 2, "chat": "no", "provider": "cuda", "device_id": 1`)
 	require.NoError(t, err)
 	assert.Equal(t, []catalog.Field{
 		{Name: "chat", Value: "no"}, {Name: "path", Value: "/cat/models/tiny"}, {Name: "hf", Value: ""}, {Name: "commit", Value: ""},
-		{Name: "builtin", Value: ""}, {Name: "variant", Value: "int8"}, {Name: "provider", Value: "cuda"},
+		{Name: "builtin", Value: ""}, {Name: "variant", Value: "int8"}, {Name: "dtype", Value: ""}, {Name: "provider", Value: "cuda"},
 	}, e.Settings.Identity())
 
 	smoke := &Settings{Builtin: "smoke"}
 	assert.Equal(t, []catalog.Field{
 		{Name: "chat", Value: ""}, {Name: "path", Value: ""}, {Name: "hf", Value: ""}, {Name: "commit", Value: ""},
-		{Name: "builtin", Value: "smoke"}, {Name: "variant", Value: ""}, {Name: "provider", Value: ""},
+		{Name: "builtin", Value: "smoke"}, {Name: "variant", Value: ""}, {Name: "dtype", Value: ""}, {Name: "provider", Value: ""},
 	}, smoke.Identity(), "no folder, no path: the catalog's folder alone is not an identity")
 	assert.Equal(t, "builtin:smoke", smoke.Target())
 }
@@ -103,7 +104,7 @@ func TestSettingsIdentityHF(t *testing.T) {
 	want := func(hf, commit string) []catalog.Field {
 		return []catalog.Field{
 			{Name: "chat", Value: ""}, {Name: "path", Value: ""}, {Name: "hf", Value: hf}, {Name: "commit", Value: commit},
-			{Name: "builtin", Value: ""}, {Name: "variant", Value: "q4"}, {Name: "provider", Value: ""},
+			{Name: "builtin", Value: ""}, {Name: "variant", Value: "q4"}, {Name: "dtype", Value: ""}, {Name: "provider", Value: ""},
 		}
 	}
 	assert.Equal(t, want("org/name@main", ""), identity("org/name"), "not pulled yet: the commit is unknown")

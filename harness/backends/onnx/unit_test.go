@@ -131,8 +131,8 @@ func TestLocateONNX(t *testing.T) {
 			want: "DIR/genai_config.json: model.decoder.filename \"../x.onnx\" is not a .onnx file inside the folder"},
 		{
 			name: "no onnx", files: []string{"config.json", "tokenizer.json"}, wantErr: true,
-			want: "DIR has no ONNX decoder file (looked for model.onnx, onnx/model.onnx, decoder_model_merged.onnx, onnx/decoder_model_merged.onnx); " +
-				"export one with `optimum-cli export onnx --task text-generation-with-past`, or download a repository that has an onnx/ folder",
+			want: "DIR has no ONNX decoder file (looked for model.onnx, onnx/model.onnx, decoder_model_merged.onnx, onnx/decoder_model_merged.onnx) and no Hugging Face checkpoint (model.safetensors or model.safetensors.index.json); " +
+				"download the model's repository, which has one or the other, or export one with `optimum-cli export onnx --task text-generation-with-past`",
 		},
 	}
 	for _, tt := range tests {

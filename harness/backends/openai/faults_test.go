@@ -482,3 +482,44 @@ func TestFaultsInABatch(t *testing.T) {
 		assert.Equal(t, want-1, r.Retries, q)
 	}
 }
+
+// TestWrongUsage: a provider's usage object of the wrong shape costs the
+// counts it garbles, never the answer, which arrived whole: counts
+// written as floats or numeric strings are read; null, negative,
+// fractional or non-numeric ones, and a usage that is no object, read as
+// unreported (0, no cost).
+func TestWrongUsage(t *testing.T) {
+	tests := []struct {
+		name    string
+		usage   string
+		in, out int
+		cost    *float64
+	}{
+		{"integers", `{"prompt_tokens":12,"completion_tokens":5,"cost":0.25}`, 12, 5, f64(0.25)},
+		{"floats", `{"prompt_tokens":12.0,"completion_tokens":5.0,"cost":0.25}`, 12, 5, f64(0.25)},
+		{"strings", `{"prompt_tokens":"12","completion_tokens":"5","cost":"0.25"}`, 12, 5, f64(0.25)},
+		{"nulls", `{"prompt_tokens":null,"completion_tokens":null,"cost":null}`, 0, 0, nil},
+		{"negative", `{"prompt_tokens":-12,"completion_tokens":-1,"cost":-0.25}`, 0, 0, nil},
+		{"fractional", `{"prompt_tokens":12.5,"completion_tokens":1e400}`, 0, 0, nil},
+		{"words", `{"prompt_tokens":"many","completion_tokens":true,"cost":"free"}`, 0, 0, nil},
+		{"not an object", `"n/a"`, 0, 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := fakeserver.Start(t, fakeserver.Sequence(fakeserver.Reply{Text: "Paris is the capital.", Usage: json.RawMessage(tt.usage)}))
+			for _, stream := range []bool{true, false} {
+				s := s
+				if !stream {
+					s = fakeserver.Start(t, fakeserver.Sequence(fakeserver.Reply{Text: "Paris is the capital.", Usage: json.RawMessage(tt.usage), NoStream: true}))
+				}
+				res := generate(t, openRouter(t, s, catalog.Entry{Key: "k"}, openai.Options{}), lm.GenerateRequest{Messages: user("capital of France?")})[0]
+				require.NoError(t, res.Err, "stream %v", stream)
+				assert.Equal(t, "Paris is the capital.", res.Text)
+				assert.Equal(t, lm.StopEOS, res.StopReason)
+				assert.Equal(t, tt.in, res.InputTokens, "stream %v", stream)
+				assert.Equal(t, tt.out, res.OutputTokens, "stream %v", stream)
+				assert.Equal(t, tt.cost, res.CostUSD, "stream %v", stream)
+			}
+		})
+	}
+}

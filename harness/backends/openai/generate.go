@@ -288,12 +288,6 @@ func (e *wireError) text() string {
 	return msg
 }
 
-type wireUsage struct {
-	PromptTokens     int      `json:"prompt_tokens"`
-	CompletionTokens int      `json:"completion_tokens"`
-	Cost             *float64 `json:"cost"`
-}
-
 type toolCallAcc struct {
 	index int
 	name  string

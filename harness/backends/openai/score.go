@@ -284,9 +284,7 @@ func (m *Model) parseEcho(prompt string, raw []byte, secrets redact.Secrets) (*e
 				TextOffset    []int                `json:"text_offset"`
 			} `json:"logprobs"`
 		} `json:"choices"`
-		Usage *struct {
-			PromptTokens int `json:"prompt_tokens"`
-		} `json:"usage"`
+		Usage *wireUsage `json:"usage"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("%s/completions answered with something other than a completion: %v: %s", m.baseURL, err, secrets.Snippet(raw))

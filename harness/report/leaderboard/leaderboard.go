@@ -123,7 +123,7 @@ func Build(set *runs.Set) Summary {
 }
 
 func featherbenchBoard(fb *runs.Featherbench) *Featherbench {
-	sum := featherbench.Summarize(fb.Records, fb.Categories())
+	sum := featherbench.Summarize(report.MergeFeatherbench(fb), fb.Categories())
 	out := &Featherbench{RunIDs: sum.RunIDs, Warnings: sum.Warnings, Tasks: len(sum.Tasks), Frontier: []string{}}
 	for _, m := range sum.Models {
 		row := FBModel{Model: m.Model, CILow: m.Lo, CIHigh: m.Hi, Passed: m.Passed, Scored: m.Scored, Trials: m.Trials,

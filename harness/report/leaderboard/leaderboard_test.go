@@ -52,8 +52,11 @@ func TestGolden(t *testing.T) {
 	for _, m := range s.Featherbench.Models {
 		fb = append(fb, m.Model)
 	}
-	assert.Equal(t, []string{"mid", "big", "local", "tiny"}, fb, "pass rate high to low")
-	assert.Equal(t, []string{"tiny", "mid"}, s.Featherbench.Frontier)
+	// tiny ran in both runs: two rows, labelled by run, never one merged
+	// row of both runs' trials.
+	assert.Equal(t, []string{"mid", "big", "local", "tiny (20260705T090000Z)", "tiny (20260704T101530Z)"}, fb, "pass rate high to low")
+	assert.Equal(t, []int{14, 14, 14, 14, 14}, trials(s.Featherbench.Models))
+	assert.Equal(t, []string{"tiny (20260705T090000Z)", "mid"}, s.Featherbench.Frontier)
 	var mb []string
 	var noise []bool
 	for _, r := range s.Microbench.Ranked {
@@ -63,6 +66,14 @@ func TestGolden(t *testing.T) {
 	assert.Equal(t, []string{"Small 50M (20260704T101530Z)", "Small 50M (20260705T090000Z)", "Tiny 3M"}, mb)
 	assert.Equal(t, []bool{false, true, false}, noise)
 	assert.Len(t, s.Featherweight.Rows, 6, "three model runs × two styles")
+}
+
+func trials(ms []leaderboard.FBModel) []int {
+	var out []int
+	for _, m := range ms {
+		out = append(out, m.Trials)
+	}
+	return out
 }
 
 // TestLatencyWithoutTTFT: a model's median latency leaves out the trials

@@ -45,19 +45,28 @@ type Set struct {
 type Featherbench struct {
 	Files   []string
 	Records []featherbench.Record
-	// Tasks are the task files the records refer to, when a task
-	// directory was given; by id.
-	Tasks    map[string]featherbench.Task
+	// Tasks are the task files the records refer to, by id: from the
+	// folder the report was given, else the folders the runs recorded
+	// (featherbench.TaskSource), else the default folder.
+	Tasks map[string]featherbench.Task
+	// TasksDir names the folders Tasks came from ("" when none).
 	TasksDir string
+	// sources are the runs' records of their tasks; recorded their tasks
+	// by id, for categories when the files cannot be read.
+	sources  []*featherbench.TaskSource
+	recorded map[string]featherbench.SourceTask
 }
 
-// Categories maps task ids to categories for featherbench.Summarize; nil
-// without task files.
+// Categories maps task ids to categories for featherbench.Summarize: the
+// task files', else the runs' record of them; nil without either.
 func (f *Featherbench) Categories() map[string]string {
-	if len(f.Tasks) == 0 {
+	if len(f.Tasks) == 0 && len(f.recorded) == 0 {
 		return nil
 	}
 	out := map[string]string{}
+	for id, t := range f.recorded {
+		out[id] = t.Category
+	}
 	for id, t := range f.Tasks {
 		out[id] = t.Category
 	}
@@ -84,9 +93,15 @@ type Microbench struct {
 
 // Options control Load.
 type Options struct {
-	// TasksDir is a Featherbench task directory, for categories and prompts.
-	// Empty: none.
+	// TasksDir is the Featherbench task folder the user named (--tasks):
+	// it is read instead of the folders the runs recorded, and must load.
 	TasksDir string
+	// DefaultTasksDir is read for runs that recorded no task folder (made
+	// before runs recorded one), when it loads; "" for none.
+	DefaultTasksDir string
+	// NoTasks reads no task files and says nothing of them, for callers
+	// that need no categories or prompts.
+	NoTasks bool
 }
 
 // Load reads run directories. Each argument is a run directory
@@ -121,15 +136,9 @@ func Load(dirs []string, opt Options) (*Set, error) {
 			return nil, err
 		}
 	}
-	if s.Featherbench != nil && opt.TasksDir != "" {
-		tasks, err := featherbench.LoadDir(opt.TasksDir)
-		if err != nil {
-			return nil, fmt.Errorf("reading Featherbench tasks for the report: %w", err)
-		}
-		s.Featherbench.TasksDir = opt.TasksDir
-		s.Featherbench.Tasks = map[string]featherbench.Task{}
-		for _, t := range tasks {
-			s.Featherbench.Tasks[t.ID] = t
+	if s.Featherbench != nil && !opt.NoTasks {
+		if err := s.loadTasks(opt); err != nil {
+			return nil, err
 		}
 	}
 	return s, nil
@@ -269,8 +278,20 @@ func (s *Set) loadFeatherbench(dir string) error {
 	if err != nil {
 		return err
 	}
+	sources, err := filepath.Glob(filepath.Join(dir, featherbench.TaskSourceName("*")))
+	if err != nil {
+		return err
+	}
 	if s.Featherbench == nil {
 		s.Featherbench = &Featherbench{}
+	}
+	sort.Strings(sources)
+	for _, p := range sources {
+		src, err := featherbench.ReadTaskSource(p)
+		if err != nil {
+			return err
+		}
+		s.Featherbench.sources = append(s.Featherbench.sources, src)
 	}
 	s.Featherbench.Files = append(s.Featherbench.Files, files...)
 	s.Featherbench.Records = append(s.Featherbench.Records, recs...)

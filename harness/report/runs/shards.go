@@ -56,12 +56,14 @@ func overlap(unit, a, b string) error {
 func (s *Set) mergeFeatherbench(parts []part) error {
 	var files []string
 	var recs []featherbench.Record
+	var sources []*featherbench.TaskSource
 	in := map[string]string{}
 	for _, p := range parts {
 		fb := p.set.Featherbench
 		if fb == nil {
 			continue
 		}
+		sources = append(sources, fb.sources...)
 		for _, r := range fb.Records {
 			k := fmt.Sprintf("Featherbench trial %s/%s/%d", r.Model, r.Task, r.Trial)
 			if d, dup := in[k]; dup {
@@ -83,6 +85,7 @@ func (s *Set) mergeFeatherbench(parts []part) error {
 	}
 	s.Featherbench.Files = append(s.Featherbench.Files, files...)
 	s.Featherbench.Records = append(s.Featherbench.Records, recs...)
+	s.Featherbench.sources = append(s.Featherbench.sources, sources...)
 	return nil
 }
 

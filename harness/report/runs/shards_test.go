@@ -39,7 +39,8 @@ func TestLoadMergesShards(t *testing.T) {
 	require.NoError(t, err, "a folder of shards")
 	assert.Equal(t, []string{"20260704T101532Z"}, set.Stamps(), "one run, named by its first shard")
 	assert.Len(t, set.Dirs, 2)
-	assert.Equal(t, []string{"shards 1/2 (20260704T101532Z), 2/2 (20260704T101531Z) merged as run 20260704T101532Z"}, set.Notes)
+	assert.Equal(t, "shards 1/2 (20260704T101532Z), 2/2 (20260704T101531Z) merged as run 20260704T101532Z", set.Notes[0])
+	assert.Equal(t, whole.Featherbench.Categories(), set.Featherbench.Categories(), "the shard's record of its tasks is kept")
 	require.Len(t, set.Featherbench.Records, len(whole.Featherbench.Records))
 	for i, r := range set.Featherbench.Records {
 		assert.Equal(t, whole.Featherbench.Records[i].RunID, r.RunID, "the fixture's records keep their run id")

@@ -40,23 +40,38 @@ const (
 	plotLeft   = 56.0
 	plotRight  = 16.0
 	plotHeight = 220.0
-	labelSpace = 110.0
+	// charW is an upper estimate of the advance of one character of an
+	// 11-unit label (the widest common sans fonts set digits and capitals
+	// at about 0.64 em): room for labels is sized with it, so none is cut.
+	charW = 7.2
 )
+
+// labelLen is the estimated length of a label in user units.
+func labelLen(s string) float64 { return charW * float64(len([]rune(s))) }
+
+// turned is how far a label of length l turned by deg degrees reaches
+// across (dx) and down or up (dy), plus the label's own height.
+func turned(l, deg float64) (dx, dy float64) {
+	sin, cos := math.Sincos(deg * math.Pi / 180)
+	return l*math.Abs(cos) + 11*math.Abs(sin), l*math.Abs(sin) + 11*math.Abs(cos)
+}
 
 // SVG draws the chart.
 func (c BarChart) SVG() string {
 	nSeries := max(len(c.Series), 1)
 	barW := 16.0
 	groupW := math.Max(float64(nSeries)*barW+18, 44)
-	// Group labels are turned 35° and end under their group, so the
-	// longest one sets the room on the left.
-	longest := 0
-	for _, g := range c.Groups {
-		longest = max(longest, len([]rune(clip(g.Label, 28))))
+	// Group labels are turned 35° and end under their group: each one
+	// reaches left and down by its length, which sets the room on the
+	// left and below.
+	left, below := plotLeft, 40.0
+	for gi, g := range c.Groups {
+		dx, dy := turned(labelLen(clip(g.Label, 28)), 35)
+		left = math.Max(left, dx-float64(gi)*groupW-groupW/2+8)
+		below = math.Max(below, 14+dy+8)
 	}
-	left := math.Max(plotLeft, 7.2*float64(longest)*0.82-groupW/2+8)
 	w := left + plotRight + math.Max(float64(len(c.Groups))*groupW, 360)
-	h := plotTop + plotHeight + labelSpace
+	h := plotTop + plotHeight + below
 	d := New(w, h, "chart bars", c.Title)
 	top := c.Max
 	if top <= 0 {
@@ -139,9 +154,15 @@ type Scatter struct {
 
 // SVG draws the scatter.
 func (s Scatter) SVG() string {
-	w, h := 640.0, plotTop+plotHeight+60
+	// Point labels start right of their point: the longest sets the room
+	// right of the plot.
+	room := 120.0
+	for _, p := range s.Points {
+		room = math.Max(room, 8+labelLen(clip(p.Label, 24))+8)
+	}
+	right := 640 - plotRight - 120.0
+	w, h := right+plotRight+room, plotTop+plotHeight+60
 	d := New(w, h, "chart scatter", s.Title)
-	right := w - plotRight - 120 // room for point labels
 	xlo, xhi := math.Inf(1), math.Inf(-1)
 	for _, p := range s.Points {
 		xlo, xhi = math.Min(xlo, p.X), math.Max(xhi, p.X)
@@ -247,8 +268,16 @@ func (m Heatmap) SVG() string {
 	for _, r := range m.Rows {
 		left = math.Max(left, 6.5*float64(len([]rune(clip(r, 60))))+12)
 	}
-	top := 120.0
+	// Column labels are turned 40° up and to the right from their
+	// column: the longest sets the room on top, the last ones the room on
+	// the right.
+	top := 40.0
 	w := left + cellW*float64(len(m.Cols)) + 16
+	for ci, c := range m.Cols {
+		dx, dy := turned(labelLen(clip(c, 22)), 40)
+		top = math.Max(top, 8+dy+4)
+		w = math.Max(w, left+cellW*float64(ci)+cellW/2+dx+8)
+	}
 	h := top + cellH*float64(len(m.Rows)) + 8
 	d := New(w, h, "chart heatmap", m.Title)
 	format := m.Format

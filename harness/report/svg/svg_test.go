@@ -1,11 +1,13 @@
 package svg
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestDoc(t *testing.T) {
@@ -57,4 +59,32 @@ func TestShade(t *testing.T) {
 	assert.Equal(t, "rgb(247,251,255)", Shade(0))
 	assert.Equal(t, "rgb(8,69,148)", Shade(1))
 	assert.Equal(t, "rgb(128,160,202)", Shade(0.5))
+}
+
+// TestRoomForTurnedLabels: a chart is sized so that its longest turned
+// label fits inside it, on every side it reaches.
+func TestRoomForTurnedLabels(t *testing.T) {
+	long := strings.Repeat("W", 28)
+	size := func(svg string) (w, h float64) {
+		var x, y float64
+		_, err := fmt.Sscanf(svg[strings.Index(svg, `viewBox="`):], `viewBox="%f %f %f %f"`, &x, &y, &w, &h)
+		require.NoError(t, err)
+		return w, h
+	}
+	// Bars: the first group's label reaches left from its group's middle,
+	// every label down from the axis.
+	bars := BarChart{Max: 100, Series: []string{"s"}, Groups: []BarGroup{{Label: long, Bars: []*Bar{{Value: 1}}}, {Label: "b", Bars: []*Bar{{Value: 1}}}}}
+	_, h := size(bars.SVG())
+	dx, dy := turned(labelLen(clip(long, 28)), 35)
+	assert.GreaterOrEqual(t, h, plotTop+plotHeight+14+dy)
+	assert.Contains(t, bars.SVG(), `<text x="`+num(dx-44/2+8+44/2)+`"`, "the first label ends in the middle of its group, its whole length from the left edge")
+	// Heatmap: the last column's label reaches up and right.
+	hm := Heatmap{Rows: []string{"r"}, Cols: []string{"a", long}, Values: [][]float64{{1, 2}}, Max: 2}
+	w, _ := size(hm.SVG())
+	dx, _ = turned(labelLen(clip(long, 22)), 40)
+	assert.GreaterOrEqual(t, w, 6.5+12+64+32+dx)
+	// Scatter: the rightmost point's label fits on the right.
+	sc := Scatter{YMax: 1, Points: []Point{{Label: long, X: 1, Y: 0.5}}}
+	w, _ = size(sc.SVG())
+	assert.GreaterOrEqual(t, w, 640-plotRight-120+8+labelLen(clip(long, 24)))
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
@@ -82,18 +83,33 @@ type ToolCall struct {
 // Writer appends records to a JSONL file, one Write per record and no
 // buffering, so an interrupted run keeps every finished trial. Safe for
 // concurrent use. The file is created on the first record: a run that
-// records nothing leaves nothing behind.
+// records nothing leaves nothing behind. The file only ever holds whole
+// records: a write that fails part-way (a full disk) is cut back off, so
+// what was recorded before stays readable. The first failure is final.
 type Writer struct {
 	path string
+	// Open opens the file for appending, creating it (nil: the file
+	// system's, os.OpenFile); set it before the first Write. Tests pass a
+	// disk that fills up.
+	Open func(path string) (ResultsFile, error)
 
-	mu  sync.Mutex
-	f   *os.File
-	n   int
-	err error
+	mu     sync.Mutex
+	f      ResultsFile
+	size   int64 // the bytes of whole records in the file
+	n      int
+	err    error
+	failed chan struct{} // closed at the first failure
+}
+
+// ResultsFile is the file a Writer appends to: an *os.File.
+type ResultsFile interface {
+	io.WriteCloser
+	Stat() (fs.FileInfo, error)
+	Truncate(size int64) error
 }
 
 // NewWriter returns a Writer appending to path.
-func NewWriter(path string) *Writer { return &Writer{path: path} }
+func NewWriter(path string) *Writer { return &Writer{path: path, failed: make(chan struct{})} }
 
 // Path is the file written.
 func (w *Writer) Path() string { return w.path }
@@ -104,6 +120,16 @@ func (w *Writer) Count() int {
 	defer w.mu.Unlock()
 	return w.n
 }
+
+// Err is the failure that stopped the writer (nil: none).
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Failed is closed when a write fails: no later record can be kept.
+func (w *Writer) Failed() <-chan struct{} { return w.failed }
 
 // Write appends one record.
 func (w *Writer) Write(r Record) error {
@@ -118,17 +144,61 @@ func (w *Writer) Write(r Record) error {
 		return w.err
 	}
 	if w.f == nil {
-		if w.f, err = os.OpenFile(w.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
-			w.err = fmt.Errorf("creating the results file: %w", err)
-			return w.err
+		if err := w.open(); err != nil {
+			return w.fail(fmt.Errorf("creating the results file: %w", err))
 		}
 	}
-	if _, err := w.f.Write(line); err != nil {
-		w.err = fmt.Errorf("writing %s: %w", w.path, err)
-		return w.err
+	n, err := w.f.Write(line)
+	if err != nil {
+		if n > 0 {
+			// Cutting frees room, so it works on a full disk too.
+			if terr := w.f.Truncate(w.size); terr != nil {
+				err = fmt.Errorf("%w; cutting the part of the record written failed too (%v): the last line of %s is incomplete and a -resume moves it aside", err, terr, w.path)
+			}
+		}
+		return w.fail(fmt.Errorf("writing %s: %w", w.path, pathless(err, w.path)))
 	}
+	w.size += int64(n)
 	w.n++
 	return nil
+}
+
+func (w *Writer) open() error {
+	open := w.Open
+	if open == nil {
+		open = func(p string) (ResultsFile, error) {
+			return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		}
+	}
+	f, err := open(w.path)
+	if err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	w.f, w.size = f, st.Size()
+	return nil
+}
+
+// fail makes err the writer's final error.
+func (w *Writer) fail(err error) error {
+	w.err = err
+	close(w.failed)
+	return err
+}
+
+// pathless drops the path from an *fs.PathError about path, which the
+// message names already: "no space left on device", not "write
+// results.jsonl: no space left on device" after "writing results.jsonl".
+func pathless(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path && err == error(pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Close closes the file.

@@ -42,6 +42,9 @@ type Config struct {
 	Resume, RetryErrors bool
 	// CacheDir is the response cache's folder ("": no cache).
 	CacheDir string
+	// OpenResults opens the results file for appending, creating it (nil:
+	// the file system's). Tests pass a disk that fills up.
+	OpenResults func(path string) (ResultsFile, error)
 	// Selected says whether a path under the run, [model] or [model,
 	// task, trial], is selected, as go test's -run says (nil: all).
 	Selected func(path ...string) bool
@@ -213,6 +216,7 @@ func (r *Run) openResults() error {
 		if r.dir, r.dirErr = r.c.Dir.Sub("featherbench"); r.dirErr == nil {
 			r.runner.RunID = r.c.Dir.Stamp()
 			r.runner.Out = NewWriter(filepath.Join(r.dir, ResultsName(r.runner.RunID)))
+			r.runner.Out.Open = r.c.OpenResults
 		}
 	})
 	return r.dirErr
@@ -335,7 +339,8 @@ func (r *Run) Records() []Record {
 }
 
 // Finish ends the run after its models: it closes the results file,
-// writes the summary and the review page, and reports rubric judging
+// writes the summary, the record of where the tasks came from
+// (TaskSource) and the review page, and reports rubric judging
 // that could not start. interrupted is the signal that stopped the run
 // (nil: none); it makes an error naming how to continue. A run that
 // opened no results file writes nothing.
@@ -347,7 +352,8 @@ func (r *Run) Finish(interrupted os.Signal) error {
 	}
 	recs := r.Records()
 	summary := filepath.Join(r.dir, "summary-"+r.runner.RunID+".md")
-	errs := []error{out.Close(), WriteSummary(recs, summary, Categories(r.tasks))}
+	errs := []error{out.Close(), WriteSummary(recs, summary, Categories(r.tasks)),
+		WriteTaskSource(filepath.Join(r.dir, TaskSourceName(r.runner.RunID)), r.c.TasksDir, r.tasks)}
 	note := fmt.Sprintf("%d trials recorded in %s; summary in %s", len(recs), out.Path(), summary)
 	if r.c.Report != nil {
 		page := filepath.Join(r.dir, "report-"+r.runner.RunID+".html")
@@ -356,10 +362,24 @@ func (r *Run) Finish(interrupted os.Signal) error {
 	}
 	errs = append(errs, r.rubricVerdict())
 	r.c.Logf("%s", note)
-	if interrupted != nil {
+	switch {
+	case out.Err() != nil:
+		errs = append(errs, r.unwritten(out.Err()))
+	case interrupted != nil:
 		errs = append(errs, r.interrupted(interrupted))
 	}
 	return errors.Join(errs...)
+}
+
+// unwritten says that the results file stopped taking records, what it
+// holds, and how to go on.
+func (r *Run) unwritten(err error) error {
+	planned := 0
+	for _, e := range r.Models() {
+		planned += len(r.runner.Jobs(e.Key, r.tasks))
+	}
+	return fmt.Errorf("the run stopped: %v. %d of %d selected trials were not run; the %d recorded before it are whole in %s. Make room, then continue with the same options and -resume %s",
+		err, planned-r.runner.Out.Count(), planned, len(r.Records()), r.runner.Out.Path(), filepath.Dir(r.dir))
 }
 
 // interrupted says how much of the run a signal cut and how to go on.

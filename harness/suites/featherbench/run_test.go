@@ -294,6 +294,18 @@ func TestRunTwoModels(t *testing.T) {
 	assert.Len(t, onDisk, 12)
 	assert.FileExists(t, filepath.Join(fb, "summary-20260704T101530Z.md"))
 	assert.Equal(t, filepath.Join(fb, "report-20260704T101530Z.html"), page)
+	// The run records where its tasks came from, for reports to find them.
+	src, err := ReadTaskSource(filepath.Join(fb, "tasks-20260704T101530Z.json"))
+	require.NoError(t, err)
+	assert.Equal(t, c.TasksDir, src.Dir)
+	abs, _ := filepath.Abs(c.TasksDir)
+	assert.Equal(t, abs, src.AbsDir)
+	tasks, err := LoadDir(c.TasksDir)
+	require.NoError(t, err)
+	require.Len(t, src.Tasks, len(tasks))
+	for i, task := range tasks {
+		assert.Equal(t, SourceTask{ID: task.ID, Category: task.Category, File: filepath.Base(task.File), TaskHash: task.Hash}, src.Tasks[i])
+	}
 	assert.Contains(t, notes, "12 trials recorded in "+filepath.Join(fb, "results-20260704T101530Z.jsonl")+"; summary in "+
 		filepath.Join(fb, "summary-20260704T101530Z.md")+"; review page "+page)
 }

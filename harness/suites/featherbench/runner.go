@@ -104,8 +104,9 @@ func (r *Runner) Run(ctx context.Context, models []Model, tasks []Task) ([]Recor
 // job order. It may be called for several models at once; they share the
 // pool. Trials that never ran (ctx or Stop ended first) have no record.
 // The error is ctx's, or the first failure to write a record, which stops
-// the run: no money is spent on answers that cannot be kept. An ended Stop
-// is not an error: the caller knows it stopped the run.
+// the run, every model's trials in flight included: no money is spent on
+// answers that cannot be kept. An ended Stop is not an error: the caller
+// knows it stopped the run.
 func (r *Runner) RunModel(ctx context.Context, m Model, tasks []Task) ([]Record, error) {
 	if err := checkCounts(r.Trials, r.Concurrency); err != nil {
 		return nil, err
@@ -113,6 +114,15 @@ func (r *Runner) RunModel(ctx context.Context, m Model, tasks []Task) ([]Record,
 	r.once.Do(func() { r.sem = make(chan struct{}, r.Concurrency) })
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	if r.Out != nil {
+		go func() {
+			select {
+			case <-r.Out.Failed():
+				cancel(r.Out.Err())
+			case <-ctx.Done():
+			}
+		}()
+	}
 
 	jobs := r.Jobs(m.Key, tasks)
 	recs := make([]*Record, len(jobs))
@@ -129,13 +139,13 @@ func (r *Runner) RunModel(ctx context.Context, m Model, tasks []Task) ([]Record,
 			if !ok {
 				return
 			}
-			recs[i] = &rec
 			if r.Out != nil {
 				if err := r.Out.Write(rec); err != nil {
 					cancel(err)
-					return
+					return // not kept, so not returned: a resumed run asks it again
 				}
 			}
+			recs[i] = &rec
 			if r.OnRecord != nil {
 				r.OnRecord(rec)
 			}
@@ -148,18 +158,26 @@ func (r *Runner) RunModel(ctx context.Context, m Model, tasks []Task) ([]Record,
 			out = append(out, *rec)
 		}
 	}
-	return out, context.Cause(ctx)
+	err := context.Cause(ctx)
+	if err == nil && r.Out != nil {
+		err = r.Out.Err() // another model's write failed first
+	}
+	return out, err
 }
 
-// acquire takes a pool slot, or reports false once ctx or Stop has ended.
+// acquire takes a pool slot, or reports false once ctx or Stop has ended
+// or the results file failed.
 func (r *Runner) acquire(ctx context.Context) bool {
-	var stop <-chan struct{}
+	var stop, failed <-chan struct{}
 	if r.Stop != nil {
 		stop = r.Stop.Done()
 	}
+	if r.Out != nil {
+		failed = r.Out.Failed()
+	}
 	select {
 	case r.sem <- struct{}{}:
-		if ctx.Err() != nil || (r.Stop != nil && r.Stop.Err() != nil) {
+		if ctx.Err() != nil || closed(stop) || closed(failed) {
 			<-r.sem
 			return false
 		}
@@ -167,6 +185,18 @@ func (r *Runner) acquire(ctx context.Context) bool {
 	case <-ctx.Done():
 		return false
 	case <-stop:
+		return false
+	case <-failed:
+		return false
+	}
+}
+
+// closed reports whether c is closed (a nil c never is).
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
 		return false
 	}
 }

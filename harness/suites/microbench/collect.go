@@ -18,11 +18,17 @@ type Collector struct {
 	// Stamp, when set, is the run's stamp, recorded in each result.
 	Stamp func() string
 
-	mu sync.Mutex // one model's files at a time
+	mu    sync.Mutex // one model's files at a time
+	saved map[string]int
 }
 
-// Save writes res as <model key>.json (see WriteResult) in the folder and
-// rewrites leaderboard.md there; it returns the result file's path.
+// Save writes res as <model key>.json in the folder and rewrites
+// leaderboard.md there; it returns the result file's path. The same model
+// saved again gets <key>-2.json and so on. Each file is written whole
+// (a temporary file renamed into place), and replaces the file of that
+// name from an earlier attempt at the run (a -resume after a crash or a
+// kill scores its models again), so a model is never counted twice and
+// no file is left half-written.
 func (c *Collector) Save(res *Result) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -33,8 +39,16 @@ func (c *Collector) Save(res *Result) (string, error) {
 	if c.Stamp != nil {
 		res.Run = c.Stamp()
 	}
-	p, err := WriteResult(dir, res.Model.Key, res)
+	if c.saved == nil {
+		c.saved = map[string]int{}
+	}
+	data, err := encodeResult(res)
 	if err != nil {
+		return "", err
+	}
+	c.saved[res.Model.Key]++
+	p := filepath.Join(dir, resultName(res.Model.Key, c.saved[res.Model.Key]))
+	if err := atomicfile.Write(p, data); err != nil {
 		return "", err
 	}
 	return p, WriteLeaderboard(dir)

@@ -196,36 +196,56 @@ func (r *Result) Document(id string) (DocumentRecord, bool) {
 
 // WriteResult writes r as <name>.json in dir without replacing any file: if
 // the name is taken (the same model twice in one run) it writes
-// <name>-2.json and so on. A failed write removes its partial file.
+// <name>-2.json and so on. The file appears whole or not at all: it is
+// written under a temporary name first.
 func WriteResult(dir, name string, r *Result) (string, error) {
-	data, err := json.MarshalIndent(r, "", "  ")
+	data, err := encodeResult(r)
 	if err != nil {
 		return "", err
 	}
-	data = append(data, '\n')
+	tmp, err := os.CreateTemp(dir, "."+name+".json.tmp-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err != nil {
+		return "", fmt.Errorf("writing %s: %w", filepath.Join(dir, name+".json"), err)
+	}
 	for n := 1; n < 1000; n++ {
-		p := filepath.Join(dir, name+".json")
-		if n > 1 {
-			p = filepath.Join(dir, fmt.Sprintf("%s-%d.json", name, n))
-		}
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		p := filepath.Join(dir, resultName(name, n))
+		err := os.Link(tmp.Name(), p) // never replaces a file
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
-			return "", err
-		}
-		_, err = f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(p)
 			return "", fmt.Errorf("writing %s: %w", p, err)
 		}
 		return p, nil
 	}
 	return "", fmt.Errorf("no free result file name for %s in %s", name, dir)
+}
+
+// resultName is the file of the n-th result (from 1) saved under name.
+func resultName(name string, n int) string {
+	if n > 1 {
+		return fmt.Sprintf("%s-%d.json", name, n)
+	}
+	return name + ".json"
+}
+
+func encodeResult(r *Result) ([]byte, error) {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
 }
 
 // ReadResult reads a result file, rejecting files that are not μBench results.

@@ -142,21 +142,43 @@ func (rec ItemRecord) Unit() unit.Unit {
 		u.Status, u.Log = unit.Error, "not scored: "+rec.Error
 		return u
 	}
-	verdict := "wrong"
-	u.Status = unit.Fail
-	if rec.Correct {
-		verdict, u.Status = "correct", unit.Pass
-	}
 	pred, gold := rec.Choices[rec.Prediction], rec.Choices[rec.Gold]
 	truncated := ""
 	if rec.Truncated {
 		truncated = ", left-truncated"
 	}
-	u.Log = fmt.Sprintf("%s: chose %q (%.4f) over gold %q (%.4f)%s", verdict, pred.Text, pred.Value, gold.Text, gold.Value, truncated)
 	if !rec.Correct {
+		u.Status = unit.Fail
+		u.Log = fmt.Sprintf("wrong: chose %q (%.4f) over gold %q (%.4f)%s", pred.Text, pred.Value, gold.Text, gold.Value, truncated)
 		u.Miss = fmt.Sprintf("chose %q, want %q", pred.Text, gold.Text)
+		return u
 	}
+	// A right answer is measured against the best of the others: the
+	// margin it won by.
+	u.Status = unit.Pass
+	u.Log = fmt.Sprintf("correct: chose gold %q (%.4f)", gold.Text, gold.Value)
+	if next := runnerUp(rec.Choices, rec.Gold); next >= 0 {
+		other := rec.Choices[next]
+		if other.Value == gold.Value {
+			u.Log += fmt.Sprintf(", tied with %q (%.4f): a tie goes to the first choice", other.Text, other.Value)
+		} else {
+			u.Log += fmt.Sprintf(", ahead of %q (%.4f)", other.Text, other.Value)
+		}
+	}
+	u.Log += truncated
 	return u
+}
+
+// runnerUp is the index of the best choice other than skip (-1 when
+// there is none).
+func runnerUp(cs []ChoiceRecord, skip int) int {
+	best := -1
+	for i, c := range cs {
+		if i != skip && (best < 0 || c.Value > cs[best].Value) {
+			best = i
+		}
+	}
+	return best
 }
 
 // Unit is the document as a unit: its figures, or an error when it could

@@ -65,10 +65,10 @@ func TestRunUnits(t *testing.T) {
 	assert.True(t, mb.Partial(err), "%v", err)
 
 	assert.Equal(t, []unit.Unit{
-		{Path: []string{"pairs", "a1"}, Status: unit.Pass, Log: `correct: chose "x" (-1.0000) over gold "x" (-1.0000), left-truncated`},
+		{Path: []string{"pairs", "a1"}, Status: unit.Pass, Log: `correct: chose gold "x" (-1.0000), ahead of "y" (-2.0000), left-truncated`},
 		{Path: []string{"pairs", "a3"}, Status: unit.Error, Log: `not scored: choice 1 " y": backend exploded`},
 		{Path: []string{"pairs", "a4"}, Status: unit.Fail, Log: `wrong: chose "x" (-1.0000) over gold "y" (-2.0000)`, Miss: `chose "x", want "y"`},
-		{Path: []string{"bytes", "c2"}, Status: unit.Pass, Log: `correct: chose "a" (-0.5000) over gold "a" (-0.5000), left-truncated`},
+		{Path: []string{"bytes", "c2"}, Status: unit.Pass, Log: `correct: chose gold "a" (-0.5000), ahead of "abcdefg" (-1.0000), left-truncated`},
 		{Path: []string{"bpb", "doc-a"}, Status: unit.Measured, Log: "1.0000 bits per byte: 100.0 bits over 100 bytes, 10 tokens in 1 windows"},
 		{Path: []string{"bpb", "doc-b"}, Status: unit.Error, Log: "not scored: unscripted text"},
 	}, r.Units(res))
@@ -77,7 +77,7 @@ func TestRunUnits(t *testing.T) {
 	wider := &mb.Run{Tasks: tasks, Selected: paths("pairs/a1", "pairs/a2", "bpb/doc-c", "bpb/doc-a")}
 	tasks[len(tasks)-1].Items[1].ID = "doc-c"
 	assert.Equal(t, []unit.Unit{
-		{Path: []string{"pairs", "a1"}, Status: unit.Pass, Log: `correct: chose "x" (-1.0000) over gold "x" (-1.0000), left-truncated`},
+		{Path: []string{"pairs", "a1"}, Status: unit.Pass, Log: `correct: chose gold "x" (-1.0000), ahead of "y" (-2.0000), left-truncated`},
 		{Path: []string{"pairs", "a2"}, Status: unit.Unsupported, Log: "not scored: outside the -run filter"},
 		{Path: []string{"bpb", "doc-a"}, Status: unit.Measured, Log: "1.0000 bits per byte: 100.0 bits over 100 bytes, 10 tokens in 1 windows"},
 		{Path: []string{"bpb", "doc-c"}, Status: unit.Unsupported, Log: "not scored: outside the -run filter"},
@@ -250,6 +250,47 @@ func TestCollectorWritesResultsAndLeaderboard(t *testing.T) {
 	assert.EqualError(t, err, "no run dir")
 }
 
+// TestCollectorReplacesAnEarlierAttempt: a resumed run (-resume, after a
+// crash or a kill) scores its models again into the same folder. Each
+// model's file from the attempt before, whole or cut short mid-write, is
+// replaced, not joined by a second file: the leaderboard counts every
+// model once and reads no torn file.
+func TestCollectorReplacesAnEarlierAttempt(t *testing.T) {
+	tasks, m := designedModel()
+	res, err := (&mb.Run{Tasks: tasks}).Evaluate(context.Background(), m.Info(), m)
+	require.NoError(t, err)
+	for _, earlier := range []struct {
+		name string
+		file func(whole []byte) []byte
+	}{
+		{"whole", func(whole []byte) []byte { return whole }},
+		{"cut short", func(whole []byte) []byte { return whole[:len(whole)/2] }},
+	} {
+		t.Run(earlier.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p, err := (&mb.Collector{Dir: func() (string, error) { return dir, nil }}).Save(res)
+			require.NoError(t, err)
+			whole, err := os.ReadFile(p)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(p, earlier.file(whole), 0o644))
+
+			resumed := &mb.Collector{Dir: func() (string, error) { return dir, nil }}
+			p2, err := resumed.Save(res)
+			require.NoError(t, err)
+			assert.Equal(t, p, p2)
+			again, err := os.ReadFile(p2)
+			require.NoError(t, err)
+			assert.Equal(t, whole, again)
+			names, err := filepath.Glob(filepath.Join(dir, "*"))
+			require.NoError(t, err)
+			assert.Equal(t, []string{filepath.Join(dir, "designed.json"), filepath.Join(dir, "leaderboard.md")}, names, "no second file, no temporary file left")
+			board, err := os.ReadFile(filepath.Join(dir, "leaderboard.md"))
+			require.NoError(t, err)
+			assert.Equal(t, mb.Leaderboard([]*mb.Result{res}), string(board))
+		})
+	}
+}
+
 func TestCollectorReportsTheResultFileWhenTheLeaderboardFails(t *testing.T) {
 	tasks, m := designedModel()
 	res, err := (&mb.Run{Tasks: tasks, Selected: paths("pairs/a1")}).Evaluate(context.Background(), m.Info(), m)
@@ -261,4 +302,27 @@ func TestCollectorReportsTheResultFileWhenTheLeaderboardFails(t *testing.T) {
 	assert.Equal(t, filepath.Join(dir, "designed.json"), p)
 	assert.ErrorContains(t, err, `suite is "Featherbench"`)
 	assert.Empty(t, res.Run, "no Stamp, no run recorded")
+}
+
+// TestItemUnitLog: a right answer is shown against the best other
+// choice, the margin it won by, never against itself.
+func TestItemUnitLog(t *testing.T) {
+	choices := func(vs ...float64) []mb.ChoiceRecord {
+		out := make([]mb.ChoiceRecord, len(vs))
+		for i, v := range vs {
+			out[i] = mb.ChoiceRecord{Text: string(rune('a' + i)), Value: v}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		rec  mb.ItemRecord
+		want string
+	}{
+		{"right", mb.ItemRecord{Choices: choices(-3, -1, -2), Gold: 1, Prediction: 1, Correct: true}, `correct: chose gold "b" (-1.0000), ahead of "c" (-2.0000)`},
+		{"right on a tie", mb.ItemRecord{Choices: choices(-1, -1), Gold: 0, Prediction: 0, Correct: true, Tie: true}, `correct: chose gold "a" (-1.0000), tied with "b" (-1.0000): a tie goes to the first choice`},
+		{"wrong", mb.ItemRecord{Choices: choices(-3, -1), Gold: 0, Prediction: 1}, `wrong: chose "b" (-1.0000) over gold "a" (-3.0000)`},
+	} {
+		assert.Equal(t, tt.want, tt.rec.Unit().Log, tt.name)
+	}
 }

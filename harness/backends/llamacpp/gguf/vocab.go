@@ -38,6 +38,10 @@ type Vocab struct {
 	Special map[string]int
 	// AddBOS and AddEOS: encoding adds BOS first and EOS last.
 	AddBOS, AddEOS bool
+	// NoSpacePrefix: a SentencePiece-style tokenizer that does not put
+	// "▁" before the text (Gemma's), which llama.cpp's llama vocabulary
+	// otherwise does (tokenizer.ggml.add_space_prefix, default true).
+	NoSpacePrefix bool
 	// ChatTemplate is tokenizer.chat_template; "" for none.
 	ChatTemplate string
 }
@@ -66,6 +70,7 @@ func LoadVocab(dir, pre string) (*Vocab, error) {
 	switch {
 	case tv.ByteFallback:
 		v = spmVocab(tv)
+		v.NoSpacePrefix = !prependsSpace(tok)
 		if pre == "" {
 			pre = "default"
 		}
@@ -95,6 +100,18 @@ func LoadVocab(dir, pre string) (*Vocab, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// prependsSpace reports whether the tokenizer puts "▁" before the text,
+// as Llama 2's normalizer does and Gemma's does not: told by the first
+// token of a one-letter text.
+func prependsSpace(tok *tokenizer.Tokenizer) bool {
+	ids := tok.Encode("a", false)
+	if len(ids) == 0 {
+		return false
+	}
+	first, _ := tok.IDToToken(ids[0])
+	return strings.HasPrefix(first, "▁")
 }
 
 // addsEOS reports whether encoding ends with EOS by itself.
@@ -304,6 +321,9 @@ func (v *Vocab) set(b *Builder, n int) error {
 	}
 	b.Set("tokenizer.ggml.add_bos_token", v.AddBOS)
 	b.Set("tokenizer.ggml.add_eos_token", v.AddEOS)
+	if v.NoSpacePrefix {
+		b.Set("tokenizer.ggml.add_space_prefix", false)
+	}
 	if v.ChatTemplate != "" {
 		b.Set("tokenizer.chat_template", v.ChatTemplate)
 	}

@@ -74,6 +74,17 @@ func TestLlama2Vocab(t *testing.T) {
 	assert.Equal(t, map[string]int{"bos": 1, "eos": 2, "unk": 0}, v.Special)
 	assert.True(t, v.AddBOS)
 	assert.False(t, v.AddEOS)
+	assert.False(t, v.NoSpacePrefix, "Llama 2's normalizer prepends ▁, llama.cpp's default")
+}
+
+// TestGemma3NoSpacePrefix: Gemma's normalizer only turns spaces into ▁,
+// prepending none, so the file says add_space_prefix false, without
+// which llama.cpp would put ▁ before every text.
+func TestGemma3NoSpacePrefix(t *testing.T) {
+	v, err := gguf.LoadVocab(testenv.NPMTokenizer(t, "gemma3"), "")
+	require.NoError(t, err)
+	assert.Equal(t, "llama", v.Model)
+	assert.True(t, v.NoSpacePrefix)
 }
 
 // The pre-tokenizer is picked as the converter picks it, by hashing the

@@ -95,13 +95,15 @@ type cBatch struct {
 
 // Values from llama.h, ggml.h and llama.cpp's sources the package uses.
 const (
-	vocabTypeNone = 0 // LLAMA_VOCAB_TYPE_NONE
-	devTypeCPU    = 0 // GGML_BACKEND_DEVICE_TYPE_CPU
-	logLevelError = 4 // GGML_LOG_LEVEL_ERROR
-	logLevelCont  = 5 // GGML_LOG_LEVEL_CONT
-	tokenNull     = -1
-	llamaMaxSeq   = 256     // LLAMA_MAX_SEQ (src/llama-cparams.h): the most sequences a context may hold
-	boundVersion  = "0.4.0" // what llama_version reports for the release bound here
+	vocabTypeNone     = 0 // LLAMA_VOCAB_TYPE_NONE
+	devTypeCPU        = 0 // GGML_BACKEND_DEVICE_TYPE_CPU
+	logLevelError     = 4 // GGML_LOG_LEVEL_ERROR
+	logLevelCont      = 5 // GGML_LOG_LEVEL_CONT
+	tokenNull         = -1
+	ggmlTypeF32       = 0       // GGML_TYPE_F32
+	flashAttnDisabled = 0       // LLAMA_FLASH_ATTN_TYPE_DISABLED
+	llamaMaxSeq       = 256     // LLAMA_MAX_SEQ (src/llama-cparams.h): the most sequences a context may hold
+	boundVersion      = "0.4.0" // what llama_version reports for the release bound here
 )
 
 // api holds the bound functions. A field's Go type is the C prototype in

@@ -21,6 +21,14 @@ type ContextOptions struct {
 	Sequences int
 	// Threads run ggml's CPU kernels; 0 means GOMAXPROCS.
 	Threads int
+	// F32Cache keeps the KV cache in float32 instead of llama.cpp's
+	// float16, for results that match an engine computing in float32
+	// (the float16 cache alone moves log-probabilities by about 2e-3).
+	F32Cache bool
+	// NoFlashAttention turns off flash attention, which llama.cpp turns
+	// on where it can: its graph casts keys and values to float16 for
+	// it, whatever the cache's type, which moves logits by about 3e-3.
+	NoFlashAttention bool
 }
 
 // Context is a llama.cpp context: a KV cache holding sequences, and the
@@ -60,6 +68,10 @@ func (m *Model) NewContext(o ContextOptions) (*Context, error) {
 		return nil, fmt.Errorf("llamalib: %d sequences is out of range [1, %d]", o.Sequences, llamaMaxSeq)
 	case o.Threads < 0 || o.Threads > math.MaxInt32:
 		return nil, fmt.Errorf("llamalib: %d threads is out of range", o.Threads)
+	case o.Sequences > o.Batch:
+		// llama.cpp reserves a graph with one output per sequence and
+		// asserts that they fit in a batch.
+		return nil, fmt.Errorf("llamalib: %d sequences need a batch of at least %d tokens, not %d", o.Sequences, o.Sequences, o.Batch)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -74,6 +86,12 @@ func (m *Model) NewContext(o ContextOptions) (*Context, error) {
 	p.NThreads = int32(o.Threads)
 	p.NThreadsBatch = int32(o.Threads)
 	p.KVUnified = true
+	if o.F32Cache {
+		p.TypeK, p.TypeV = ggmlTypeF32, ggmlTypeF32
+	}
+	if o.NoFlashAttention {
+		p.FlashAttnType = flashAttnDisabled
+	}
 	mark := logs.mark()
 	h := c.initFromModel(m.model, p)
 	if h == 0 {

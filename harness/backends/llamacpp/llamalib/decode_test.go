@@ -236,6 +236,8 @@ func TestArgumentChecks(t *testing.T) {
 
 	_, err = m.NewContext(llamalib.ContextOptions{Sequences: 257})
 	require.EqualError(t, err, "llamalib: 257 sequences is out of range [1, 256]")
+	_, err = m.NewContext(llamalib.ContextOptions{Sequences: 8, Batch: 4})
+	require.EqualError(t, err, "llamalib: 8 sequences need a batch of at least 8 tokens, not 4")
 
 	require.EqualError(t, m.Close(), "llamalib: model "+m.Path()+" still has 1 open contexts; close them first")
 	require.NoError(t, cx.Close())

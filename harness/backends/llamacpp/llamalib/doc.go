@@ -39,6 +39,8 @@
 //     sequences.
 //   - llama_get_logits_ith aborts in debug builds on a row without
 //     logits: Logits only asks for rows the last successful Decode marked.
+//   - Making a context asserts that a batch holds one output per
+//     sequence: NewContext refuses more sequences than batch tokens.
 //   - Models with an encoder (T5) or without a KV cache (embedding
 //     models) are refused, so llama_decode never takes its encoder path.
 //

@@ -2,16 +2,26 @@
 // them to ONNX: the graph's inputs and outputs (input_ids, attention_mask,
 // optional position_ids and past_key_values, or the merged decoder's If on
 // use_cache_branch), the causal mask, attention with a KV cache, the LM
-// head, and the Llama architecture with Hugging Face's weight names and
-// config.json. It is production code: the built-in smoke model
-// (harness/backends/onnx/smoke) is a Llama built here, and the test models
-// (harness/backends/onnx/testmodel) build every Llama here and plug their GPT-2
-// architecture in through Arch.
+// head, and the architectures of Hugging Face's transformers with their
+// weight names and config.json: llama, qwen2, qwen3, gpt2, gpt_neox and
+// gemma3_text, one file each. FromConfig reads a config.json into the
+// Arch and Config that build its graph. It is production code: the
+// built-in smoke model (harness/backends/onnx/smoke) is a Llama built
+// here, and the test models (harness/backends/onnx/testmodel) build their
+// Llama and GPT-2 here.
+//
+// Weights are keyed by Hugging Face name. A matrix the forward pass
+// multiplies by is stored [in, out], ready for MatMul: a torch Linear
+// weight (Arch.TorchLinear), which a checkpoint stores [out, in], is the
+// transpose of the checkpoint's tensor; GPT-2's Conv1D weights are stored
+// [in, out] by Hugging Face already and are taken as they are. Every other
+// parameter (embeddings, norms, biases) has the checkpoint's shape.
 package decoder
 
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	pb "github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
 	"github.com/feather-eval/feather/harness/backends/onnx/seeded"
@@ -24,7 +34,10 @@ const (
 	IRVersion = 8
 )
 
-// Config is a model's shape and seed.
+// Config is a model's shape, options and seed. The zero value of a field
+// after Seed turns its option off (RotaryDims: every dim rotates;
+// HiddenAct: the family's activation), so a Config written by hand names
+// only what it uses; FromConfig fills every field config.json sets.
 type Config struct {
 	Vocab, Hidden, Layers, Heads, KVHeads, HeadDim, Intermediate, MaxPositions int
 	// TiedEmbeddings makes the LM head the transposed token embedding.
@@ -33,17 +46,86 @@ type Config struct {
 	// NormEps is rms_norm_eps (Llama) or layer_norm_epsilon (GPT-2).
 	NormEps float64
 	Seed    uint64
+
+	// RotaryDims is how many leading dims of each head RoPE turns
+	// (gpt_neox's rotary_pct of the head); 0 means all of them.
+	RotaryDims int
+	// RopeScaling rescales RoPE's frequencies (config.json's
+	// rope_scaling); nil leaves them as they are.
+	RopeScaling *RopeScaling
+	// AttentionBias puts biases on the attention projections: query, key,
+	// value and output for llama, qwen3 and gpt_neox (attention_bias);
+	// query, key and value only for qwen2, whose config has no such field
+	// because it always has them. GPT-2 always has biases.
+	AttentionBias bool
+	// MLPBias puts biases on a Llama MLP's projections (mlp_bias).
+	MLPBias bool
+	// HiddenAct is the MLP's activation, by transformers' name (hidden_act,
+	// GPT-2's activation_function, Gemma's hidden_activation); "" is the
+	// family's default (Activations lists the names built).
+	HiddenAct string
+	// ParallelResidual adds attention and MLP, each computed from the
+	// layer's input, in one residual step (gpt_neox's
+	// use_parallel_residual).
+	ParallelResidual bool
+	// UnscaledAttention leaves GPT-2's attention scores undivided by
+	// √head_dim (scale_attn_weights false); ScaleAttnByLayer divides layer
+	// i's by i+1 as well (scale_attn_by_inverse_layer_idx).
+	UnscaledAttention, ScaleAttnByLayer bool
+	// DType is config.json's torch_dtype, the type the checkpoint stores
+	// its weights in ("float32", "float16", "bfloat16"; "" when unsaid).
+	// The graph computes in float32 whatever it is.
+	DType string
+
+	// Gemma 3: attention scores are scaled by QueryPreAttnScalar^-½
+	// (query_pre_attn_scalar) instead of head_dim^-½; a layer whose
+	// SlidingLayers entry is true attends only to the SlidingWindow most
+	// recent positions, with RoPE base LocalRopeTheta
+	// (rope_local_base_freq) and no rope_scaling.
+	QueryPreAttnScalar float64
+	SlidingWindow      int
+	SlidingLayers      []bool
+	LocalRopeTheta     float64
 }
+
+// RopeScaling is config.json's rope_scaling: "linear" divides every
+// frequency by Factor; "llama3" divides the low ones by Factor, keeps the
+// high ones, and blends in between (Llama 3.1's long-context RoPE).
+type RopeScaling struct {
+	Type                          string
+	Factor                        float64
+	LowFreqFactor, HighFreqFactor float64 // llama3
+	OriginalMaxPositions          int     // llama3: original_max_position_embeddings
+}
+
+// rotaryDims is how many dims of each head RoPE turns.
+func (c Config) rotaryDims() int {
+	if c.RotaryDims == 0 {
+		return c.HeadDim
+	}
+	return c.RotaryDims
+}
+
+// sliding reports whether layer i is a sliding-window layer.
+func (c Config) sliding(i int) bool { return i < len(c.SlidingLayers) && c.SlidingLayers[i] }
 
 // Arch is a decoder family: its parameters and what lies between the
 // token ids and the final hidden states. The LM head, mask, attention and
 // cache are the same for every family.
 type Arch interface {
+	// ModelType is config.json's model_type for the family.
+	ModelType() string
 	// Params declares every parameter with Hugging Face's name, except an
-	// untied LM head.
+	// untied LM head, in the decoder's layout (see the package doc).
 	Params(c Config, add func(name string, init seeded.Init, shape ...int))
-	// EmbedName is the token embedding, which a tied LM head reuses.
+	// EmbedName is the token embedding, which a tied LM head reuses;
+	// HeadName the untied LM head.
 	EmbedName() string
+	HeadName() string
+	// TorchLinear reports whether a parameter is a torch Linear weight:
+	// a checkpoint stores it [out, in], the transpose of the decoder's
+	// [in, out]. Every other parameter has the checkpoint's own layout.
+	TorchLinear(name string) bool
 	// ConfigFields adds the family's own config.json fields.
 	ConfigFields(c Config, cfg map[string]any)
 	// Forward returns the final (normalized) hidden states and each
@@ -59,7 +141,7 @@ func Weights(a Arch, c Config) map[string]*seeded.Tensor {
 	}
 	a.Params(c, add)
 	if !c.TiedEmbeddings {
-		add("lm_head.weight", seeded.Linear, c.Hidden, c.Vocab)
+		add(a.HeadName(), seeded.Linear, c.Hidden, c.Vocab)
 	}
 	return w
 }
@@ -108,8 +190,13 @@ var (
 	dimKept  = pb.P("logits_sequence_length")
 )
 
-// Graph builds the ONNX model of one file.
+// Graph builds the ONNX model of one file. Export.GQA needs a Llama-family
+// arch (llama, qwen2, qwen3) rotating whole heads, without sliding-window
+// layers.
 func Graph(a Arch, c Config, w map[string]*seeded.Tensor, e Export) *pb.Model {
+	if e.GQA && !gqaBuilds(a, c) {
+		panic(fmt.Sprintf("decoder: GroupQueryAttention is built for llama, qwen2 and qwen3 with full rotary embeddings, not %s", a.ModelType()))
+	}
 	b := pb.NewBuilder("main_graph")
 	io := e.io()
 	b.Input("input_ids", pb.Int64, dimBatch, dimSeq)
@@ -186,6 +273,15 @@ func Graph(a Arch, c Config, w map[string]*seeded.Tensor, e Export) *pb.Model {
 	return m
 }
 
+// gqaBuilds reports whether a's attention can be GroupQueryAttention.
+func gqaBuilds(a Arch, c Config) bool {
+	switch a.(type) {
+	case llamaFamily, qwen2, qwen3:
+		return c.rotaryDims() == c.HeadDim && !slices.Contains(c.SlidingLayers, true)
+	}
+	return false
+}
+
 // usesDomain reports whether a node of m, in any subgraph, is in domain.
 func usesDomain(m *pb.Model, domain string) bool {
 	for _, g := range m.Graphs() {
@@ -237,7 +333,7 @@ func (w *weights) get(name string) string {
 // transposed embedding (ONNX Runtime folds the Transpose at load time).
 func (w *weights) lmHead() string {
 	if !w.c.TiedEmbeddings {
-		return w.get("lm_head.weight")
+		return w.get(w.a.HeadName())
 	}
 	if v, ok := w.memo["lm_head (tied)"]; ok {
 		return v
@@ -256,6 +352,8 @@ type Pass struct {
 	e    Export
 	past bool
 	bias string // additive attention mask [batch, 1, seq, total]
+	// slidingBias is bias for a sliding-window layer (Config.SlidingLayers).
+	slidingBias string
 
 	// With Export.GQA: the lengths every GroupQueryAttention node reads,
 	// and the operator's rotary tables when it rotates (no position_ids).
@@ -333,7 +431,7 @@ func (p *Pass) build(a Arch) []string {
 	if p.c.TiedEmbeddings {
 		head = p.Op("MatMul", x, p.w.lmHead())
 	} else {
-		head = p.Linear(x, "lm_head.weight")
+		head = p.Linear(x, a.HeadName())
 	}
 	outs := []string{head}
 	if p.e.Past {
@@ -373,6 +471,15 @@ func (p *Pass) maskAndPositions() string {
 	causal := p.Op("LessOrEqual", p.unsqueeze(kpos, 0), p.unsqueeze(qpos, 1))
 	keep := p.Op("And", causal, p.cast(p.unsqueeze(mask, 1, 2), pb.Bool))
 	p.bias = p.Op("Where", keep, b.Float(0), b.Float(-math.MaxFloat32))
+	if slices.Contains(p.c.SlidingLayers, true) {
+		// A sliding-window layer also drops keys SlidingWindow or more
+		// positions back: query q keeps key k when q - k < window, in
+		// positions counted from the start of the row, padding included,
+		// as Hugging Face counts them.
+		dist := p.Op("Sub", p.unsqueeze(qpos, 1), p.unsqueeze(kpos, 0))
+		near := p.Op("Less", dist, b.Int(int64(p.c.SlidingWindow)))
+		p.slidingBias = p.Op("Where", p.Op("And", keep, near), b.Float(0), b.Float(-math.MaxFloat32))
+	}
 	return pos
 }
 
@@ -400,13 +507,27 @@ func (p *Pass) Cache(i int, kv, cur string) string {
 // seq, head_dim] queries and [batch, kv_heads, total, head_dim]
 // keys/values, returning [batch, seq, heads·head_dim].
 func (p *Pass) Attention(q, k, v string) string {
+	return p.AttentionWith(q, k, v, 1/math.Sqrt(float64(p.c.HeadDim)), false)
+}
+
+// AttentionWith is Attention with the scores multiplied by scale (1
+// leaves them as they are) and, when sliding, masked to the last
+// Config.SlidingWindow positions.
+func (p *Pass) AttentionWith(q, k, v string, scale float64, sliding bool) string {
 	c := p.c
 	if rep := int64(c.Heads / c.KVHeads); rep > 1 {
 		k, v = p.repeatKV(k, rep), p.repeatKV(v, rep)
 	}
 	kt := p.Attr("Transpose", []pb.Attribute{pb.AttrInts("perm", 0, 1, 3, 2)}, k)
-	scores := p.Op("Mul", p.Op("MatMul", q, kt), p.B.Float(float32(1/math.Sqrt(float64(c.HeadDim)))))
-	probs := p.Attr("Softmax", []pb.Attribute{pb.AttrInt("axis", -1)}, p.Op("Add", scores, p.bias))
+	scores := p.Op("MatMul", q, kt)
+	if scale != 1 {
+		scores = p.Op("Mul", scores, p.B.Float(float32(scale)))
+	}
+	bias := p.bias
+	if sliding {
+		bias = p.slidingBias
+	}
+	probs := p.Attr("Softmax", []pb.Attribute{pb.AttrInt("axis", -1)}, p.Op("Add", scores, bias))
 	return p.flat(p.Op("MatMul", probs, v), c.Heads)
 }
 

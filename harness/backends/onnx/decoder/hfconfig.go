@@ -14,7 +14,7 @@ const transformersVersion = "4.46.0"
 type Folder struct {
 	Name   string // config.json's _name_or_path; omitted when empty
 	EOSIDs []int  // generation_config.json's eos_token_id; config.json gets the first
-	FP16   bool   // torch_dtype float16: the main file stores float16
+	FP16   bool   // torch_dtype float16: the main file stores float16 (else Config.DType, float32 when unset)
 	Cache  bool   // use_cache: the main file has past_key_values
 }
 
@@ -22,6 +22,9 @@ type Folder struct {
 // with corpustok.JSON: sorted keys, as transformers writes them).
 func (f Folder) ConfigJSON(a Arch, c Config) map[string]any {
 	dtype := "float32"
+	if c.DType != "" {
+		dtype = c.DType
+	}
 	if f.FP16 {
 		dtype = "float16"
 	}

@@ -59,7 +59,7 @@ func (c *Client) Ensure(ctx context.Context, ref Ref, opt Options) (*Result, err
 	}
 	if c.Env.Offline {
 		return nil, fmt.Errorf("HF_HUB_OFFLINE is set and %s; unset HF_HUB_OFFLINE and run `%s`",
-			miss.what, PullCommand(ref, opt.Variant))
+			miss.what, pullCommandFor(ref, opt))
 	}
 	return c.Pull(ctx, ref, opt)
 }

@@ -17,8 +17,10 @@ func TestHubErrors(t *testing.T) {
 	commits := map[string]string{tinyRepo: commit}
 	h.Add("org/gated", files, fakehub.Gated("hf_granted"))
 	h.Token("hf_other") // valid, but its account has not accepted org/gated's conditions
-	noONNX := map[string][]byte{"config.json": files["config.json"], "tokenizer.json": files["tokenizer.json"], "model.safetensors": []byte("x")}
-	commits["org/safetensors-only"] = h.Add("org/safetensors-only", noONNX)
+	noWeights := map[string][]byte{"config.json": files["config.json"], "tokenizer.json": files["tokenizer.json"], "model.gguf": []byte("x")}
+	commits["org/gguf-only"] = h.Add("org/gguf-only", noWeights)
+	pickles := map[string][]byte{"config.json": files["config.json"], "tokenizer.json": files["tokenizer.json"], "pytorch_model.bin": []byte("PK\x03\x04")}
+	commits["org/pickles"] = h.Add("org/pickles", pickles)
 	tokenPath := "/home/u/.cache/huggingface/token"
 
 	tests := []struct {
@@ -41,8 +43,11 @@ func TestHubErrors(t *testing.T) {
 			want: `repository org/tiny has no revision "v9" (the Hub says: Invalid rev id: v9); name a branch, tag or commit it has (see ` + h.URL + "/org/tiny/tree/main)"},
 		{name: "unknown commit", ref: "org/tiny@0123456789abcdef0123456789abcdef01234567",
 			want: `repository org/tiny has no revision "0123456789abcdef0123456789abcdef01234567" (the Hub says: Invalid rev id: 0123456789abcdef0123456789abcdef01234567); name a branch, tag or commit it has (see ` + h.URL + "/org/tiny/tree/main)"},
-		{name: "no ONNX file", ref: "org/safetensors-only",
-			want: "org/safetensors-only@main (commit COMMIT): no ONNX decoder file (looked for model.onnx, onnx/model.onnx, decoder_model_merged.onnx, onnx/decoder_model_merged.onnx); pick a repository with an onnx/ folder, such as one from onnx-community"},
+		{name: "no ONNX file nor checkpoint", ref: "org/gguf-only",
+			want: "org/gguf-only@main (commit COMMIT): no ONNX decoder file (looked for model.onnx, onnx/model.onnx, decoder_model_merged.onnx, onnx/decoder_model_merged.onnx) and no safetensors checkpoint (model.safetensors or model.safetensors.index.json); pick a repository that has either, such as one from onnx-community or the model's own"},
+		{name: "pickles only", ref: "org/pickles",
+			want: "org/pickles@main (commit COMMIT): the repository has its weights only as PyTorch pickles (pytorch_model.bin), and feather never loads pickles: unpickling an untrusted file can run any code. " +
+				"Pull a revision that has model.safetensors (the Hub's safetensors conversion bot opens one as a pull request: ORG/NAME@refs/pr/N), or one with an onnx/ folder"},
 		{name: "no such variant", ref: tinyRepo, variant: "int8",
 			want: "org/tiny@main (commit COMMIT): no int8 variant (looked for model_int8.onnx, onnx/model_int8.onnx, decoder_model_merged_int8.onnx, onnx/decoder_model_merged_int8.onnx); " +
 				"it has onnx/model.onnx (fp32), onnx/model_fp16.onnx (fp16), onnx/model_q4.onnx (q4), onnx/model_quantized.onnx (quantized). Choose one (--variant, or a catalog entry's \"variant\") of: fp16, fp32, q4, quantized"},

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/feather-eval/feather/harness/backends/onnx/layout"
+	"github.com/feather-eval/feather/harness/backends/safetensors"
 )
 
 // File is one file of a repository at a commit, as the tree listing gives it.
@@ -48,7 +49,9 @@ var rootFiles = []string{
 }
 
 // selectFiles picks from a repository's files what the onnx backend opens for
-// variant, in listing order, or says what the repository lacks.
+// variant, in listing order, or says what the repository lacks: an ONNX
+// decoder and its data when the repository has one, else a safetensors
+// checkpoint.
 func selectFiles(files []File, variant string) ([]File, error) {
 	if err := CheckVariant(variant); err != nil {
 		return nil, err
@@ -80,13 +83,26 @@ func selectFiles(files []File, variant string) ([]File, error) {
 		}
 	}
 	model, err := pickONNX(byPath, variant)
-	if err != nil {
+	switch {
+	case err == nil:
+		want[model] = true
+		dir, base := path.Split(model)
+		for p := range byPath {
+			if d, b := path.Split(p); d == dir && strings.HasPrefix(b, base) && externalSuffixRE.MatchString(b[len(base):]) {
+				want[p] = true
+			}
+		}
+	case variant != "" && variant != fp32:
+		if _, ok := pickCheckpoint(byPath); ok && !hasONNX(byPath) {
+			return nil, fmt.Errorf("no ONNX files, so no %s variant: the repository is a safetensors checkpoint, which runs without a variant (in float32, or float16 with a catalog entry's \"dtype\")", variant)
+		}
 		return nil, err
-	}
-	want[model] = true
-	dir, base := path.Split(model)
-	for p := range byPath {
-		if d, b := path.Split(p); d == dir && strings.HasPrefix(b, base) && externalSuffixRE.MatchString(b[len(base):]) {
+	default:
+		weights, ok := pickCheckpoint(byPath)
+		if !ok {
+			return nil, noWeights(byPath, err)
+		}
+		for _, p := range weights {
 			want[p] = true
 		}
 	}
@@ -98,6 +114,67 @@ func selectFiles(files []File, variant string) ([]File, error) {
 		}
 	}
 	return out, nil
+}
+
+// shardRE matches the shards save_pretrained writes beside its index.
+var shardRE = regexp.MustCompile(`^model-[0-9]+-of-[0-9]+\.safetensors$`)
+
+// pickCheckpoint picks a Hugging Face checkpoint's weights, as the onnx
+// backend opens a folder without ONNX files: model.safetensors, or else
+// model.safetensors.index.json with the shards beside it (by their names
+// here; once the index has arrived, Pull fetches whatever else it names).
+// Other weight formats (.bin and .pth pickles, .gguf, .h5, .msgpack) are
+// never chosen.
+func pickCheckpoint(byPath map[string]File) ([]string, bool) {
+	if _, ok := byPath[safetensors.SingleFile]; ok {
+		return []string{safetensors.SingleFile}, true
+	}
+	if _, ok := byPath[safetensors.IndexFile]; !ok {
+		return nil, false
+	}
+	out := []string{safetensors.IndexFile}
+	for p := range byPath {
+		if shardRE.MatchString(p) {
+			out = append(out, p)
+		}
+	}
+	return out, true
+}
+
+// hasONNX reports whether any decoder file of any variant is there.
+func hasONNX(byPath map[string]File) bool {
+	for p := range byPath {
+		if _, ok := layout.Variant(p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// pickleFiles are the root files holding PyTorch pickles, sorted.
+func pickleFiles(byPath map[string]File) []string {
+	var out []string
+	for p := range byPath {
+		if !strings.Contains(p, "/") && safetensors.Pickled(p) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// noWeights explains a repository with no ONNX decoder of the variant
+// asked for and no safetensors checkpoint; noONNX is pickONNX's error.
+func noWeights(byPath map[string]File, noONNX error) error {
+	if pickles := pickleFiles(byPath); len(pickles) > 0 && !hasONNX(byPath) {
+		return fmt.Errorf("the repository has its weights only as PyTorch pickles (%s), and feather never loads pickles: unpickling an untrusted file can run any code. "+
+			"Pull a revision that has model.safetensors (the Hub's safetensors conversion bot opens one as a pull request: ORG/NAME@refs/pr/N), or one with an onnx/ folder", strings.Join(pickles, ", "))
+	}
+	if hasONNX(byPath) {
+		return noONNX // it lists the variants there are
+	}
+	return fmt.Errorf("no ONNX decoder file (looked for %s) and no safetensors checkpoint (%s or %s); pick a repository that has either, such as one from onnx-community or the model's own",
+		strings.Join(layout.Candidates(""), ", "), safetensors.SingleFile, safetensors.IndexFile)
 }
 
 // pickONNX returns the first candidate of variant present, or an error

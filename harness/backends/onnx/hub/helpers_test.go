@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
@@ -52,10 +51,9 @@ var tinyWant = []string{
 }
 
 // etagOf is the ETag the Hub gives data at path: the sha256 of an LFS
-// file (the fake stores paths containing .onnx with LFS), else the git
-// blob id.
+// file (fakehub.LFS), else the git blob id.
 func etagOf(path string, data []byte) string {
-	if strings.Contains(path, ".onnx") {
+	if fakehub.LFS(path) {
 		s := sha256.Sum256(data)
 		return hex.EncodeToString(s[:])
 	}

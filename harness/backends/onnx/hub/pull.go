@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,12 +14,16 @@ import (
 
 	"github.com/feather-eval/feather/harness/backends/onnx/layout"
 	"github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
+	"github.com/feather-eval/feather/harness/backends/safetensors"
 )
 
 // Options choose what Pull fetches and whether it writes.
 type Options struct {
 	// Variant picks the ONNX file as a catalog entry's "variant" does.
 	Variant string
+	// File, when set, is a glob picking one .gguf file, the only file
+	// fetched (for the llamacpp backend); Variant must then be empty.
+	File string
 	// DryRun plans without writing anything.
 	DryRun bool
 	// Verify rehashes cached blobs and fetches again those that differ
@@ -44,7 +49,7 @@ type FileStatus struct {
 // Pull fetches what the onnx backend needs of ref into the cache and
 // returns the snapshot folder. With Env.Offline it only reads the cache.
 func (c *Client) Pull(ctx context.Context, ref Ref, opt Options) (*Result, error) {
-	if err := CheckVariant(opt.Variant); err != nil {
+	if err := checkOptions(opt); err != nil {
 		return nil, err
 	}
 	if c.Env.Offline {
@@ -68,7 +73,7 @@ func (c *Client) Pull(ctx context.Context, ref Ref, opt Options) (*Result, error
 	if err != nil {
 		return nil, failed(err)
 	}
-	files, err := selectFiles(all, opt.Variant)
+	files, err := selectFor(all, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s (commit %s): %w", ref, commit, err)
 	}
@@ -99,9 +104,10 @@ func (c *Client) Pull(ctx context.Context, ref Ref, opt Options) (*Result, error
 	if err := c.fetchAll(ctx, rc, ref, commit, todo); err != nil {
 		return nil, err
 	}
-	// selectFiles guessed the ONNX file's external data by name; now that the
-	// file is here, fetch what it names beyond the guess.
-	more, err := referencedData(rc, all, files)
+	// selectFiles guessed the ONNX file's external data, or a checkpoint's
+	// shards, by name; now that the file or the index is here, fetch what
+	// it names beyond the guess.
+	more, err := referenced(rc, all, files)
 	if err != nil {
 		return nil, fmt.Errorf("%s (commit %s): %w", ref, commit, err)
 	}
@@ -202,6 +208,65 @@ func referencedData(rc repoCache, all, sel []File) ([]File, error) {
 	return out, nil
 }
 
+// referenced is what the cached files of sel name and sel lacks: an
+// ONNX file's external data, a checkpoint index's shards.
+func referenced(rc repoCache, all, sel []File) ([]File, error) {
+	data, err := referencedData(rc, all, sel)
+	if err != nil {
+		return nil, err
+	}
+	shards, err := referencedShards(rc, all, sel)
+	return append(data, shards...), err
+}
+
+// referencedShards returns the shards that the checkpoint index of sel,
+// read from its cached blob, names and sel lacks, or an error naming one
+// that all lacks. An index that is not cached or does not parse adds
+// nothing: the backend reports it when it opens the snapshot.
+func referencedShards(rc repoCache, all, sel []File) ([]File, error) {
+	var index File
+	have := map[string]bool{}
+	for _, f := range sel {
+		have[f.Path] = true
+		if f.Path == safetensors.IndexFile {
+			index = f
+		}
+	}
+	if index.Path == "" || !rc.hasBlob(index) {
+		return nil, nil
+	}
+	data, err := os.ReadFile(rc.blob(index.ETag))
+	if err != nil {
+		return nil, nil
+	}
+	var idx struct {
+		WeightMap map[string]string `json:"weight_map"`
+	}
+	if json.Unmarshal(data, &idx) != nil {
+		return nil, nil
+	}
+	byPath := map[string]File{}
+	for _, f := range all {
+		byPath[f.Path] = f
+	}
+	var shards []string
+	for _, shard := range idx.WeightMap {
+		if !have[shard] && !slices.Contains(shards, shard) {
+			shards = append(shards, shard)
+		}
+	}
+	slices.Sort(shards)
+	var out []File
+	for _, shard := range shards {
+		f, ok := byPath[shard]
+		if !ok || strings.Contains(shard, "/") {
+			return nil, fmt.Errorf("%s names the shard %s, which the repository does not have", safetensors.IndexFile, shard)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
 // pullOffline finds ref in the cache alone and names what is missing.
 func (c *Client) pullOffline(ref Ref, opt Options) (*Result, error) {
 	res, err := c.cached(ref, opt)
@@ -238,7 +303,7 @@ func (m *cacheMiss) fix() string {
 // cached finds in the cache alone what the onnx backend needs of ref, or
 // returns a *cacheMiss naming what is missing. It sends no request.
 func (c *Client) cached(ref Ref, opt Options) (*Result, error) {
-	if err := CheckVariant(opt.Variant); err != nil {
+	if err := checkOptions(opt); err != nil {
 		return nil, err
 	}
 	rc := newRepoCache(c.Env.CacheDir, ref.Repo)
@@ -267,13 +332,13 @@ func (c *Client) cached(ref Ref, opt Options) (*Result, error) {
 		all = append(all, File{Path: p})
 	}
 	lacks := func(err error) error {
-		return &cacheMiss{what: fmt.Sprintf("the cached snapshot of %s (%s) lacks what the onnx backend needs: %v", ref, snap, err)}
+		return &cacheMiss{what: fmt.Sprintf("the cached snapshot of %s (%s) lacks what the %s backend needs: %v", ref, snap, backendFor(opt), err)}
 	}
-	sel, err := selectFiles(all, opt.Variant)
+	sel, err := selectFor(all, opt)
 	if err != nil {
 		return nil, lacks(err)
 	}
-	more, err := referencedData(rc, all, sel)
+	more, err := referenced(rc, all, sel)
 	if err != nil {
 		return nil, lacks(err)
 	}

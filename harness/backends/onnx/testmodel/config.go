@@ -1,9 +1,11 @@
 // Package testmodel builds small decoder-only language models as Hugging
 // Face ONNX export folders (config.json, generation_config.json, tokenizer
 // files, the ONNX graph with the I/O real exports have), computes their
-// logits with a plain-Go reference forward pass, and provides "designed"
-// models whose log-probabilities are known in closed form. Tests use them
-// to check the ONNX backend. Everything is generated from a seed: nothing
+// logits with a plain-Go reference forward pass (Reference, which covers
+// every architecture package decoder builds), runs a decoder graph in
+// ONNX Runtime (RunGraph), and provides "designed" models whose
+// log-probabilities are known in closed form. Tests use them to check the
+// ONNX backend and the decoder. Everything is generated from a seed: nothing
 // is downloaded. Only tests import this package; the built-in model is
 // harness/backends/onnx/smoke.
 package testmodel

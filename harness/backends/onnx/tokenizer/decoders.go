@@ -218,6 +218,10 @@ func parseDecoder(raw json.RawMessage, path string) (decoder, error) {
 	return nil, unsupported(path, c.Type, "ByteLevel, ByteFallback, Fuse, Strip, Replace, Metaspace, Sequence")
 }
 
+// LossyUTF8 is text decoded from bytes the way Hugging Face decoders do
+// it, for detokenizers that return raw bytes (llama.cpp's): see lossyUTF8.
+func LossyUTF8(b []byte) string { return lossyUTF8(b) }
+
 // lossyUTF8 decodes b, replacing each maximal ill-formed subsequence with
 // one U+FFFD: the Unicode-recommended practice that Rust's
 // String::from_utf8_lossy and WHATWG decoders follow (Go's own conversion

@@ -6,7 +6,8 @@
 // servers do: 429 with Retry-After, 5xx (with a JSON error or a proxy's raw
 // page), an error object inside a 200 stream, a stream cut off before it
 // finishes (cleanly, or by a dropped connection, even mid-event), a server
-// that accepts a request and never answers, a stream that stalls, a
+// that accepts a request and never answers, a stream that stalls or drips,
+// a chunk that is not JSON, a usage object of the wrong shape, a
 // connection closed or reset without an answer, a refusal, a server that
 // silently drops prompt log-probs, one that answers a streamed request
 // with a whole JSON completion, and one that answers with something else
@@ -113,6 +114,17 @@ type Reply struct {
 	CompletionTokens int
 	// Cost is usage.cost in USD (OpenRouter); nil leaves it out.
 	Cost *float64
+	// Usage, when set, is sent verbatim as the usage object instead of
+	// the counted one: a provider's wrong usage, such as counts written
+	// as floats or strings.
+	Usage json.RawMessage
+	// ChunkDelay is the pause between this answer's streamed chunks
+	// (0: the server's, SetChunkDelay): a slow drip.
+	ChunkDelay time.Duration
+	// Malformed is written verbatim halfway through the streamed content,
+	// as one more event: a chunk that is not JSON, as a broken proxy
+	// sends (`data: {"choices": [{"delt` and a blank line).
+	Malformed string
 
 	// Status other than 0 or 200 answers with that HTTP status and an error
 	// object carrying ErrorMessage; RetryAfter sets the Retry-After header.
@@ -240,6 +252,8 @@ type Server struct {
 
 	mu       sync.Mutex
 	requests []Request
+	forget   bool // keep no request log (KeepRequests)
+	count    int
 	bodies   map[[32]byte]int
 	delay    time.Duration
 }
@@ -274,11 +288,28 @@ func (s *Server) SetChunkDelay(d time.Duration) {
 	s.mu.Unlock()
 }
 
-// Requests returns every request received so far, in arrival order.
+// Requests returns every request received so far, in arrival order
+// (none under KeepRequests(false)).
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
+}
+
+// KeepRequests says whether the server logs each request for Requests
+// (the default). A long run that measures the client's memory turns the
+// log off, so that the server's own memory stays flat; Count still counts.
+func (s *Server) KeepRequests(keep bool) {
+	s.mu.Lock()
+	s.forget = !keep
+	s.mu.Unlock()
+}
+
+// Count is how many requests the server has received.
+func (s *Server) Count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.count
 }
 
 // Conns is how many connections clients have opened to the server so
@@ -301,11 +332,14 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		decodeConveniences(&r)
 	}
 	s.mu.Lock()
-	r.Seq = len(s.requests)
+	r.Seq = s.count
+	s.count++
 	sum := sha256.Sum256(append([]byte(hr.URL.Path+"\x00"), body...))
 	r.Attempt = s.bodies[sum]
 	s.bodies[sum]++
-	s.requests = append(s.requests, r)
+	if !s.forget {
+		s.requests = append(s.requests, r)
+	}
 	delay := s.delay
 	s.mu.Unlock()
 
@@ -348,6 +382,9 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	}
 	if rep.NoStream {
 		r.Stream = false
+	}
+	if rep.ChunkDelay > 0 {
+		delay = rep.ChunkDelay
 	}
 	st := &stream{w: w, delay: delay, id: fmt.Sprintf("fake-%d", r.Seq), model: r.Model, hold: func() { s.hold(hr) }}
 	switch strings.TrimSuffix(hr.URL.Path, "/") {
@@ -468,9 +505,12 @@ func (rep Reply) finish() string {
 	return "stop"
 }
 
-func (rep Reply) usage(r Request, include bool) map[string]any {
+func (rep Reply) usage(r Request, include bool) any {
 	if !include {
 		return nil
+	}
+	if rep.Usage != nil {
+		return rep.Usage
 	}
 	in, out := rep.PromptTokens, rep.CompletionTokens
 	if in == 0 {
@@ -531,6 +571,18 @@ func (st *stream) event(v any) {
 	}
 }
 
+// malformed writes the reply's Malformed event before content piece i of
+// n, halfway through.
+func (st *stream) malformed(rep Reply, i, n int) {
+	if rep.Malformed == "" || i != n/2 {
+		return
+	}
+	io.WriteString(st.w, rep.Malformed)
+	if f, ok := st.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
 // cut ends a Truncate or Stall stream after its content and reports
 // whether it did.
 func (st *stream) cut(rep Reply) bool {
@@ -554,7 +606,7 @@ func (st *stream) done() {
 	io.WriteString(st.w, "data: [DONE]\n\n")
 }
 
-func (st *stream) chunk(object string, choices []any, usage map[string]any) map[string]any {
+func (st *stream) chunk(object string, choices []any, usage any) map[string]any {
 	c := map[string]any{"id": st.id, "object": object, "created": 1700000000, "model": st.model, "choices": choices}
 	if usage != nil {
 		c["usage"] = usage
@@ -571,7 +623,9 @@ const chatChunk = "chat.completion.chunk"
 func (st *stream) chat(r Request, rep Reply) {
 	st.start()
 	st.event(st.chunk(chatChunk, delta(map[string]any{"role": "assistant", "content": ""}), nil))
-	for _, p := range rep.pieces() {
+	pieces := rep.pieces()
+	for i, p := range pieces {
+		st.malformed(rep, i, len(pieces))
 		st.event(st.chunk(chatChunk, delta(map[string]any{"content": p}), nil))
 	}
 	for _, p := range Tokenize(rep.Refusal) {
@@ -630,7 +684,9 @@ func fragments(s string, n int) []string {
 
 func (st *stream) completion(r Request, rep Reply) {
 	st.start()
-	for _, p := range rep.pieces() {
+	pieces := rep.pieces()
+	for i, p := range pieces {
+		st.malformed(rep, i, len(pieces))
 		st.event(st.chunk("text_completion", []any{map[string]any{"index": 0, "text": p, "finish_reason": nil, "logprobs": nil}}, nil))
 	}
 	if st.cut(rep) {

@@ -228,3 +228,53 @@ func TestRepliesWithoutAStream(t *testing.T) {
 		assert.True(t, r.Stream, "every request asked for a stream")
 	}
 }
+
+// TestStreamFaults: a wrong usage object goes out verbatim, a malformed
+// event sits halfway through the content, and a slow drip paces one
+// answer's chunks without slowing the others.
+func TestStreamFaults(t *testing.T) {
+	s := fakeserver.Start(t, fakeserver.Sequence(
+		fakeserver.Reply{Text: "a b", Usage: json.RawMessage(`{"prompt_tokens":3.0,"completion_tokens":"2"}`)},
+		fakeserver.Reply{Text: "a b c d", Malformed: "data: {\"choices\": [{\"delt\n\n"},
+		fakeserver.Reply{Text: "a b c", ChunkDelay: 40 * time.Millisecond},
+		fakeserver.Reply{Text: "a b c"},
+	))
+	s.SetChunkDelay(0)
+	const req = `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"q"}]}`
+
+	_, body := post(t, s.URL+"/chat/completions", req)
+	assert.Contains(t, body, `"usage":{"prompt_tokens":3.0,"completion_tokens":"2"}`)
+
+	_, body = post(t, s.URL+"/chat/completions", req)
+	events := strings.Split(strings.TrimSuffix(body, "\n\n"), "\n\n")
+	require.Len(t, events, 10, "keep-alive, role, 4 pieces, the malformed event, finish, usage, [DONE]:\n%s", body)
+	assert.Contains(t, events[3], `"content":" b"`)
+	assert.Equal(t, `data: {"choices": [{"delt`, events[4], "halfway through the content")
+	assert.Contains(t, events[5], `"content":" c"`)
+
+	for _, want := range []time.Duration{5 * 40 * time.Millisecond, 0} {
+		start := time.Now()
+		post(t, s.URL+"/chat/completions", req)
+		took := time.Since(start)
+		assert.GreaterOrEqual(t, took, want, "role, 3 pieces, finish and usage: 5 pauses")
+		assert.Less(t, took, want+150*time.Millisecond)
+	}
+}
+
+// TestKeepRequests: with the log off the server keeps no request, but
+// still counts them and still counts repeats for Attempt.
+func TestKeepRequests(t *testing.T) {
+	var attempts []int
+	s := fakeserver.Start(t, func(r fakeserver.Request) fakeserver.Reply {
+		attempts = append(attempts, r.Attempt)
+		return fakeserver.Reply{Text: "ok"}
+	})
+	s.SetChunkDelay(0)
+	s.KeepRequests(false)
+	const req = `{"model":"m","stream":true,"messages":[{"role":"user","content":"q"}]}`
+	post(t, s.URL+"/chat/completions", req)
+	post(t, s.URL+"/chat/completions", req)
+	assert.Empty(t, s.Requests())
+	assert.Equal(t, 2, s.Count())
+	assert.Equal(t, []int{0, 1}, attempts)
+}

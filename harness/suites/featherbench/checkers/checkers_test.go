@@ -131,7 +131,7 @@ func TestAll(t *testing.T) {
 
 func TestCompileErrors(t *testing.T) {
 	registered := strings.Join(Types(), ", ")
-	require.Contains(t, registered, "all, contains, ", "the list is sorted")
+	require.Contains(t, registered, "all, computed, contains, ", "the list is sorted")
 	tests := []struct {
 		name    string
 		checker string

@@ -229,6 +229,8 @@ func TestNumericClose(t *testing.T) {
 			"Total: 1,250.75", nil, false, "read 1250.75 (the last number) on line 1 (in \"Total: 1,250.75\"); want 1250.5 ± 0.1, off by 0.25"},
 		{"rel_tol", `{"type": "numeric_close", "value": 200, "rel_tol": 0.05}`,
 			"about 209", nil, true, "read 209 (the last number) on line 1 (in \"about 209\"); want 200 ± 10, off by 9"},
+		{"the difference without binary noise", `{"type": "numeric_close", "value": 3.3, "rel_tol": 0.1}`,
+			"Pace: 3.75", nil, false, "read 3.75 (the last number) on line 1 (in \"Pace: 3.75\"); want 3.3 ± 0.33, off by 0.45"},
 		{"exact by default", `{"type": "numeric_close", "value": 42}`,
 			"The answer is 42.", nil, true, "read 42 (the last number) on line 1 (in \"The answer is 42.\"); want 42 ± 0, off by 0"},
 		{"negative and unicode minus", `{"type": "numeric_close", "value": -3.5}`,

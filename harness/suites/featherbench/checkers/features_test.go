@@ -38,7 +38,7 @@ func TestFeatureCompileErrors(t *testing.T) {
 		{"labelled_number empty label", `{"type": "labelled_number", "at": "(?i)x*", "max": 30}`,
 			`checker.at: matches empty text, so it marks no label; write the label's words, e.g. "(?i)total time"`},
 		{"labelled_number has no view", `{"type": "labelled_number", "at": "total", "max": 30, "view": "raw"}`,
-			`checker (labelled_number): unknown field "view"; its fields are abs_tol, at, label, lines, max, min, rel_tol, required, section, type, unit, value, which`},
+			`checker (labelled_number): unknown field "view"; its fields are abs_tol, at, label, lines, max, min, rel_tol, required, section, single, type, unit, value, which`},
 		{"labelled_number unit", `{"type": "labelled_number", "at": "total", "max": 30, "unit": "mins"}`,
 			`checker.unit: must be "minutes" or "hours" (durations such as "1 hour 15 minutes" are converted to it), not "mins"`},
 		{"itemised_total without a bound", `{"type": "itemised_total", "currency": "€"}`,
@@ -76,12 +76,16 @@ var fuzzCheckers = []string{
 	`{"type": "labelled_number", "at": "(?i)time|h", "max": 30, "unit": "minutes"}`,
 	`{"type": "word_count", "min": 1, "max": 5, "view": "plain", "section": "x"}`,
 	`{"type": "numeric_close", "value": 3, "view": "plain", "lines": "."}`,
+	`{"type": "itemised_total", "currency": "€", "max": 450, "per": "sentence", "total": "(?i)trip total"}`,
+	`{"type": "not_claim", "subject": "(?i)\\bR-5002\\b|29 feb", "claim": "(?i)invalid|not (?:a )?real", "others": "(?i)\\bR-\\d+|\\d+ feb", "unless": ["negated", "(?i)leap"]}`,
+	`{"type": "computed", "pattern": "(?P<a>\\d+(?::\\d{2})?(?:-\\d+(?::\\d{2})?)?)\\D{0,5}(?P<b>[£€]?\\d[\\d,.]*)", "expr": "a / b - (a * 2)", "min": -1000, "which": "any", "required": false}`,
+	`{"type": "parts", "section": "x", "parts": [{"name": "a", "section": "(?i)rules|ingredients", "items": 2, "item": "\\d"}, {"name": "b", "items": 1, "max_items": 5, "entries": "numbered"}, {"name": "c", "pattern": "(?i)x", "entries": "list", "items": 1}]}`,
 }
 
 // FuzzTextCheckers: no answer makes Plain, the quantity reader or a text
 // checker panic, or a checker report a harness error.
 func FuzzTextCheckers(f *testing.F) {
-	for _, seed := range []string{curryGood, curryBad, formGood, scamGood, injectionGood, lisbonOver, lisbonGood, shopping, marathonTable, recipeTimes,
+	for _, seed := range []string{curryGood, curryBad, formGood, scamGood, injectionGood, lisbonOver, lisbonGood, shopping, marathonTable, recipeTimes, dateNight, daysPlan, proseDays,
 		"", "|", "||\n|-|", "**", "*_*_", "```", "```\n|a|b|\n", "> # - 1. **x**:", "€", "1,", "- \n-", "£1–", "25 to", "\r\n\r\n", "\xff\xfe", "Total:\n", "| Week |\n|---|\n"} {
 		f.Add(seed)
 	}

@@ -102,6 +102,7 @@ type item struct {
 	line   Line
 	amount float64
 	cur    string
+	of     int // the number of items this subtotal stands for; 0 for an item
 }
 
 func (c itemised) check(d *scoped) (bool, string, error) {
@@ -110,26 +111,53 @@ func (c itemised) check(d *scoped) (bool, string, error) {
 		return false, "", err
 	}
 	var items []item
-	sum := 0.0
+	var arithmetic []string
+	heading := "" // the heading or label line the lines below belong to
 	for _, i := range d.idx {
 		l := d.all[i]
-		if l.Code || l.Drop || l.Header || l.N == amountLine {
+		if l.Heading > 0 || l.Label {
+			heading = l.Text
+		}
+		if l.Code || l.Drop || l.Header {
+			continue
+		}
+		if miss := checkWorkedSum(l.Text, l, func(v float64) string { return fmtMoney(c.cur, v) }); miss != "" {
+			arithmetic = append(arithmetic, miss)
+		}
+		if l.N == amountLine {
 			continue
 		}
 		parts := []string{l.Text}
 		if c.perSentence {
-			parts = sentences(l.Text)
+			parts = itemSentences(l.Text)
 		}
 		for _, part := range parts {
 			skip, err := c.notAnItem(part)
 			if err != nil {
 				return false, "", err
 			}
-			if a, cur, ok := c.amount(part); ok && !skip {
-				items = append(items, item{line: l, amount: a, cur: cur})
-				sum += a
+			if skip {
+				continue
+			}
+			for _, p := range c.readPriced(part, c.perSentence) {
+				if p.amount == 0 {
+					continue // free
+				}
+				if k := collapse(items, p, heading); k > 0 {
+					of := 0
+					for _, it := range items[len(items)-k:] {
+						of += max(it.of, 1)
+					}
+					items = append(items[:len(items)-k], item{line: l, amount: p.amount, cur: p.cur, of: of})
+					continue
+				}
+				items = append(items, item{line: l, amount: p.amount, cur: p.cur})
 			}
 		}
+	}
+	sum := 0.0
+	for _, it := range items {
+		sum += it.amount
 	}
 	cur := c.cur
 	if cur == "" && len(items) > 0 {
@@ -143,7 +171,8 @@ func (c itemised) check(d *scoped) (bool, string, error) {
 		}
 		return false, d.withNote("no item lines with " + what), nil
 	}
-	var parts, misses []string
+	var parts []string
+	misses := arithmetic
 	parts = append(parts, fmt.Sprintf("items add up to %s (%s)", money(sum), listItems(items, money)))
 	if statedLine != nil {
 		parts = append(parts, fmt.Sprintf("stated total %s on line %d", money(stated), statedLine.N))
@@ -195,24 +224,10 @@ func (c itemised) notAnItem(text string) (bool, error) {
 	return false, nil
 }
 
-// amount is an item line's amount: its largest amount in the currency, so
-// "3 nights × €120 = €360" counts €360 and "€25–35" counts €35.
-func (c itemised) amount(text string) (best float64, cur string, ok bool) {
-	for _, q := range quantities(text) {
-		if q.cur == "" || (c.cur != "" && q.cur != c.cur) || strings.HasSuffix(q.text, "%") {
-			continue
-		}
-		sign := 1.0
-		if minusBefore(text, q.start) {
-			sign = -1 // "Discount: -€10" takes €10 off
-		}
-		for _, v := range q.vals {
-			if v *= sign; !ok || v > best {
-				best, cur, ok = v, q.cur, true
-			}
-		}
-	}
-	return best, cur, ok
+// amount is the first amount of a text that states a total: its largest
+// countable amount, so "€25–35" counts €35.
+func (c itemised) amount(text string) (float64, string, bool) {
+	return largest(text, c.all(text))
 }
 
 // minusBefore reports whether a minus sign stands right before text[i]
@@ -280,7 +295,11 @@ func listItems(items []item, money func(float64) string) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(items)-8))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("line %d %s", it.line.N, money(it.amount)))
+		part := fmt.Sprintf("line %d %s", it.line.N, money(it.amount))
+		if it.of > 0 {
+			part += fmt.Sprintf(" (subtotal of %d)", it.of)
+		}
+		parts = append(parts, part)
 	}
 	noun := "lines"
 	if len(items) == 1 {

@@ -1,6 +1,9 @@
 package checkers
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 const (
 	lisbonOver = "## Lisbon, 4 days (budget €1,200)\n\n- Flights: €320 return\n- Hotel: 3 nights × €140 = €420\n- Food: €60 a day × 4 = €240\n- Oceanário tickets: €25–€30\n- Sintra day trip: €280\n\n**Total: €1,150** — comfortably under budget!\n"
@@ -35,5 +38,32 @@ func TestItemisedTotal(t *testing.T) {
 			`no item lines with a € amount`},
 		{"total required", `{"type": "itemised_total", "total_required": true}`, "- Milk: £1.45", nil, false,
 			`items add up to £1.45 (1 line: line 1 £1.45): no stated total (a line matching /(?i)\btotal\b/ with an amount)`},
+	})
+}
+
+// Plans written the way people write them: a worked sum of the items, day
+// subtotals, unit prices with what they come to, the budget restated.
+const (
+	dateNight = "(Train fares aren't part of the £80.)\n\n- 17:15 Drink at the pub: *~£12*\n- 18:45 Dinner: *~£38*\n- 20:30 Cocktails: *~£24*\n- 22:00 Walk back: *£0*\n\nCosts: £12 + £38 + £24 = £74, leaving about £6 spare.\n\nTotal: £74 for two"
+	daysPlan  = "## Day 1\n- Breakfast: €12\n- Castle, ~€15 per adult, child free: €30\n- Dinner: €45\n- *Day 1: €87*\n\n## Day 2\n- Lunch: €35\n- Oceanário (adults €25, child €15): €65\n- *Day 2: €100*\n\n€87 + €100 = €187, within your €450.\n\nTrip total: €187"
+	proseDays = "Day 1: breakfast (about €12), then 24-hour passes — roughly €7 each, so €21 — and lunch around €35, and dinner about €48. Day 1 comes to €116.\n\nTrip total: €116"
+)
+
+func TestItemisedReading(t *testing.T) {
+	const dateCheck = `{"type": "itemised_total", "currency": "£", "total": "(?i)^\\W*total\\b", "max": 80}`
+	runCases(t, []checkCase{
+		{"a worked sum restates the items, the budget is not spend", dateCheck, dateNight, nil, true,
+			`items add up to £74 (1 line: line 8 £74 (subtotal of 3)); stated total £74 on line 10; at most £80`},
+		{"a worked sum that does not add up", dateCheck, strings.Replace(dateNight, "= £74", "= £64", 1), nil, false,
+			`items add up to £138 (4 lines: line 3 £12, line 4 £38, line 5 £24, line 8 £64); stated total £74 on line 10: line 8 writes £12 + £38 + £24 = £64, but that adds up to £74; the items are £58 over the maximum of £80; the stated total is £64 below the items' sum (tolerance £6.90)`},
+		{"day subtotals and a sum of them", `{"type": "itemised_total", "currency": "€", "total": "(?i)trip total", "max": 450, "per": "sentence"}`, daysPlan, nil, true,
+			`items add up to €187 (1 line: line 12 €187 (subtotal of 5)); stated total €187 on line 14; at most €450`},
+		{"day subtotals, read per line", `{"type": "itemised_total", "currency": "€", "total": "(?i)trip total", "max": 450}`, daysPlan, nil, true,
+			`items add up to €187 (1 line: line 12 €187 (subtotal of 5)); stated total €187 on line 14; at most €450`},
+		{"prose: one item a clause, unit prices with what they come to", `{"type": "itemised_total", "currency": "€", "total": "(?i)trip total", "max": 450, "per": "sentence"}`, proseDays, nil, true,
+			`items add up to €116 (1 line: line 1 €116 (subtotal of 4)); stated total €116 on line 3; at most €450`},
+		{"a breakdown's result is an item, not a subtotal", `{"type": "itemised_total", "currency": "€", "max": 450, "per": "sentence"}`,
+			"- Lunch: €30\n- Dinner: €35\n- Oceanário: adults €25, child €15 = €65\n\nTotal: €130", nil, true,
+			`items add up to €130 (3 lines: line 1 €30, line 2 €35, line 3 €65); stated total €130 on line 5; at most €450`},
 	})
 }

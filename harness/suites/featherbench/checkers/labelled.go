@@ -37,6 +37,8 @@ func compileLabelledNumber(s *Spec) (Func, error) {
 		s.Errorf("which", `must be "every" (the default: every number read must pass), "first", "last" or "any", not %q`, which)
 	}
 	s.Decode("required", &required)
+	var single bool
+	s.Decode("single", &single)
 	var unit string
 	if s.Decode("unit", &unit) && unit != "minutes" && unit != "hours" {
 		s.Errorf("unit", `must be "minutes" or "hours" (durations such as "1 hour 15 minutes" are converted to it), not %q`, unit)
@@ -71,13 +73,22 @@ func compileLabelledNumber(s *Spec) (Func, error) {
 			}
 			return false, d.withNote(detail), nil
 		}
-		return judgeReadings(d, readings, which, b)
+		return judgeReadings(d, readings, which, b, single)
 	}, nil
 }
 
-// judgeReadings applies the bound to the readings "which" selects.
-func judgeReadings(d *scoped, readings []reading, which string, b bound) (bool, string, error) {
+// judgeReadings applies the bound to the readings "which" selects; with
+// single, a range fails ("Trip total: €400–450" where one amount is asked
+// for).
+func judgeReadings(d *scoped, readings []reading, which string, b bound, single bool) (bool, string, error) {
+	want := b.String()
+	if single {
+		want = "a single number " + want
+	}
 	pass := func(r reading) bool {
+		if single && len(r.q.vals) > 1 {
+			return false
+		}
 		for _, v := range r.q.vals {
 			if !b.ok(v) {
 				return false
@@ -92,7 +103,7 @@ func judgeReadings(d *scoped, readings []reading, which string, b bound) (bool, 
 			r = readings[len(readings)-1]
 		}
 		if !pass(r) {
-			return false, d.withNote(fmt.Sprintf("read %s; want %s", r, b)), nil
+			return false, d.withNote(fmt.Sprintf("read %s; want %s", r, want)), nil
 		}
 		return true, d.withNote(fmt.Sprintf("read %s, %s", r, b)), nil
 	case "any":
@@ -101,11 +112,11 @@ func judgeReadings(d *scoped, readings []reading, which string, b bound) (bool, 
 				return true, d.withNote(fmt.Sprintf("read %s, %s", r, b)), nil
 			}
 		}
-		return false, d.withNote(fmt.Sprintf("no number read is %s: %s", b, listReadings(readings))), nil
+		return false, d.withNote(fmt.Sprintf("no number read is %s: %s", want, listReadings(readings))), nil
 	}
 	for _, r := range readings {
 		if !pass(r) {
-			return false, d.withNote(fmt.Sprintf("read %s; want %s", r, b)), nil
+			return false, d.withNote(fmt.Sprintf("read %s; want %s", r, want)), nil
 		}
 	}
 	if len(readings) == 1 {

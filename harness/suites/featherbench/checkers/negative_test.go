@@ -25,7 +25,7 @@ func TestNotRegexAndUnless(t *testing.T) {
 			`no match for /(?i)\b(?:fish sauce|shrimp paste|anchov\w*)\b/, except where forgiven by the negated cues: ` +
 				`"shrimp paste" on line 4 (in "…el: some curry pastes contain shrimp paste or fish sauce)"; cue "check the label"), ` +
 				`"fish sauce" on line 4 (in "…astes contain shrimp paste or fish sauce)"; cue "check the label"), ` +
-				`"fish sauce" on line 10 (in "…son with soy sauce instead of fish sauce."; cue "instead")`},
+				`"fish sauce" on line 10 (in "…son with soy sauce instead of fish sauce."; cue "instead of")`},
 		{"a quantified warning", curryCheck, "- 1 tbsp Thai red curry paste (most contain shrimp paste - use a vegan one)", nil, true,
 			`no match for /(?i)\b(?:fish sauce|shrimp paste|anchov\w*)\b/, except where forgiven by the negated cues: "shrimp paste" on line 1 (in "…red curry paste (most contain shrimp paste - use a vegan one)"; cue "most contain")`},
 		{"idioms are not negations", curryCheck, "Add 1 tbsp fish sauce (no need to measure exactly). Not only salty: savoury too.", nil, false,

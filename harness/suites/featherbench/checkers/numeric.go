@@ -108,7 +108,7 @@ func compileNumericClose(s *Spec) (Func, error) {
 			return false, d.withNote("no number found" + where(re, pattern)), nil
 		}
 		diff := math.Abs(got - want)
-		verdict := fmt.Sprintf("read %s (%s) %s; want %s ± %s, off by %s", fmtNum(got), from, d.where(sp.start, sp.end-sp.start), fmtNum(want), fmtNum(tol), fmtNum(diff))
+		verdict := fmt.Sprintf("read %s (%s) %s; want %s ± %s, off by %s", fmtNum(got), from, d.where(sp.start, sp.end-sp.start), fmtNum(want), fmtComputed(tol), fmtComputed(diff))
 		return diff <= tol, d.withNote(verdict), nil
 	}, nil
 }
@@ -156,3 +156,8 @@ func extractNumber(text string, re *regexp2.Regexp, pattern string) (float64, st
 }
 
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// fmtComputed writes a number the checker worked out (a difference, a
+// relative tolerance) to 12 significant digits, so binary rounding
+// (3.75 − 3.3 = 0.45000000000000018) does not show.
+func fmtComputed(f float64) string { return strconv.FormatFloat(f, 'g', 12, 64) }

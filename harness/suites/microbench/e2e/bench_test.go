@@ -38,6 +38,7 @@ func benchmarkRun(b *testing.B, wrap func(lm.Scorer) lm.Scorer) {
 		b.Fatal(err)
 	}
 	defer m.Close()
+	m.Settle()
 	tasks := suiteTasks(b)
 	s := wrap(m)
 	// Warm up (ONNX Runtime's first runs allocate and tune) outside the
@@ -115,6 +116,7 @@ func openWithTokenizer(b *testing.B, dir string, threads int) (*onnx.Model, *tok
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { m.Close() })
+	m.Settle()
 	tok, err := tokenizer.Load(dir)
 	if err != nil {
 		b.Fatal(err)

@@ -344,15 +344,22 @@ func tjsScript(b *testing.B) (node, script string) {
 	return node, filepath.Join(dir, "perf.mjs")
 }
 
-// featherSide is feather's half: the same requests through the backend's
+// featherSide is feather's half: the same requests through a backend's
 // public API, whole batches as the suites send them.
 type featherSide struct {
-	m       *onnx.Model
+	m       scorerGenerator
 	reqs    []lm.LLRequest
 	prompts []lm.GenerateRequest
 
 	scores []lm.LLResult
 	gens   []lm.GenerateResult
+}
+
+// scorerGenerator is a model with both capabilities, as the comparisons
+// drive it.
+type scorerGenerator interface {
+	lm.Scorer
+	lm.Generator
 }
 
 func (f *featherSide) run(b *testing.B) (score, gen cost) {

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/backends/onnx/tokenizer"
 	"github.com/feather-eval/feather/harness/lm"
 	"github.com/feather-eval/feather/harness/suites/featherweight"
@@ -76,14 +75,19 @@ type scoreIDs struct {
 	N   int   `json:"n"`
 }
 
-// tokenizeRequests encodes requests as the onnx backend does: BOS first,
-// then context and continuation split as designed.pair splits them.
+// tokenizeRequests encodes requests as the onnx backend does: BOS first
+// (EOS for a tokenizer without one), then context and continuation split
+// as designed.pair splits them.
 func tokenizeRequests(tok *tokenizer.Tokenizer, reqs []lm.LLRequest) []scoreIDs {
 	d := designed{tok: tok}
+	first, ok := tok.BOS()
+	if !ok {
+		first, _ = tok.EOS()
+	}
 	out := make([]scoreIDs, len(reqs))
 	for i, r := range reqs {
 		ctx, cont := d.pair(r.Context, r.Continuation)
-		ids := append(append([]int{testmodel.BOSID}, ctx...), cont...)
+		ids := append(append([]int{first.ID}, ctx...), cont...)
 		out[i] = scoreIDs{IDs: ids, N: len(cont)}
 	}
 	return out

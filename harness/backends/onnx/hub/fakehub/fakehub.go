@@ -123,10 +123,12 @@ func Gated(tokens ...string) Option {
 	return func(o *addOptions) { o.gated, o.granted = true, tokens }
 }
 
-// isLFS says which files are stored with LFS: paths containing ".onnx",
-// as the Hub's default .gitattributes does for ONNX files and their
-// external data.
-func isLFS(path string) bool { return strings.Contains(path, ".onnx") }
+// LFS says which files are stored with LFS, as the Hub's default
+// .gitattributes has it: paths containing ".onnx" (ONNX files and their
+// external data) and weight files (.safetensors, .bin, .pt, .pth, .gguf).
+func LFS(path string) bool {
+	return strings.Contains(path, ".onnx") || slices.Contains([]string{".safetensors", ".bin", ".pt", ".pth", ".gguf"}, filepath.Ext(path))
+}
 
 // New starts the hub and its CDN; both stop when the test ends.
 func New(t testing.TB) *Hub {
@@ -190,7 +192,7 @@ func (h *Hub) Add(id string, files map[string][]byte, opts ...Option) string {
 		f := file{path: p, data: data}
 		sum := sha256.Sum256(data)
 		f.sha256 = hex.EncodeToString(sum[:])
-		if isLFS(p) {
+		if LFS(p) {
 			f.lfs = true
 			ptr := fmt.Sprintf("version https://git-lfs.github.com/spec/v1\noid sha256:%s\nsize %d\n", f.sha256, len(data))
 			f.oid, f.pointer = GitBlobID([]byte(ptr)), len(ptr)

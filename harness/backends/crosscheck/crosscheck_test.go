@@ -1,0 +1,310 @@
+package crosscheck_test
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/feather-eval/feather/harness/backends/checkpoint"
+	"github.com/feather-eval/feather/harness/backends/llamacpp/gguf"
+	"github.com/feather-eval/feather/harness/backends/llamacpp/llamalib"
+	"github.com/feather-eval/feather/harness/backends/llamacpp/llamalib/llamatest"
+	"github.com/feather-eval/feather/harness/backends/onnx/decoder"
+	"github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
+	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
+	"github.com/feather-eval/feather/harness/backends/onnx/seeded"
+	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
+	"github.com/feather-eval/feather/internal/testenv"
+)
+
+// gpt2Vocab is GPT-2's vocabulary, the test tokenizer's: every model here
+// has that many embeddings.
+const gpt2Vocab = 50257
+
+// text is tokenized by llama.cpp; its first prompt tokens go in one call,
+// the rest one token per call.
+const (
+	text   = "The quick brown fox jumps over the lazy dog, and then it ran into the forest to find its friends."
+	prompt = 8
+)
+
+// weights lays a checkpoint's tensors out as the decoder reads them, as a
+// checkpoint loader does: a torch Linear weight (Arch.TorchLinear)
+// transposed from [out, in] to [in, out], every other tensor as it is.
+// Every parameter the family declares must be there with its shape, and
+// nothing else.
+func weights(t *testing.T, a decoder.Arch, c decoder.Config, ck *checkpoint.Checkpoint) map[string]*seeded.Tensor {
+	t.Helper()
+	want := map[string][]int{}
+	declare := func(name string, _ seeded.Init, shape ...int) { want[name] = shape }
+	a.Params(c, declare)
+	if !c.TiedEmbeddings {
+		declare(a.HeadName(), seeded.Linear, c.Hidden, c.Vocab)
+	}
+	w := map[string]*seeded.Tensor{}
+	for name, tn := range ck.Tensors {
+		shape, ok := want[name]
+		require.True(t, ok, "%s is no %s parameter", name, a.ModelType())
+		data := tn.Data
+		stored := slices.Clone(shape)
+		if a.TorchLinear(name) {
+			slices.Reverse(stored)
+			data = transpose(tn.Data, stored[0], stored[1])
+		}
+		require.Equal(t, stored, tn.Shape, name)
+		w[name] = &seeded.Tensor{Shape: shape, Data: data}
+	}
+	require.Len(t, w, len(want), "every parameter is in the checkpoint")
+	return w
+}
+
+// transpose turns a row-major [rows, cols] matrix into [cols, rows].
+func transpose(data []float32, rows, cols int) []float32 {
+	out := make([]float32, len(data))
+	for r := 0; r < rows; r++ {
+		for c := 0; c < cols; c++ {
+			out[c*rows+r] = data[r*cols+c]
+		}
+	}
+	return out
+}
+
+// llamaLogits runs the GGUF file in llama.cpp with a float32 KV cache and
+// without flash attention (which casts keys and values to float16):
+// the prompt in one batch, then one token per batch, every position's
+// logits kept.
+func llamaLogits(t *testing.T, path string) ([]int, [][]float32) {
+	t.Helper()
+	m, err := llamalib.OpenModel(path)
+	require.NoError(t, err)
+	defer m.Close()
+	cx, err := m.NewContext(llamalib.ContextOptions{Size: 256, Batch: 64, Threads: 1, F32Cache: true, NoFlashAttention: true})
+	require.NoError(t, err)
+	defer cx.Close()
+	toks, err := m.Tokenize(text, false)
+	require.NoError(t, err)
+	require.Greater(t, len(toks), prompt+4)
+	var rows [][]float32
+	var b llamalib.Batch
+	decode := func(from, to int) {
+		b.Reset()
+		for i := from; i < to; i++ {
+			b.Add(toks[i], i, true, 0)
+		}
+		require.NoError(t, cx.Decode(&b))
+		for r := 0; r < to-from; r++ {
+			row, err := cx.Logits(r, nil)
+			require.NoError(t, err)
+			rows = append(rows, row)
+		}
+	}
+	decode(0, prompt)
+	for i := prompt; i < len(toks); i++ {
+		decode(i, i+1)
+	}
+	ids := make([]int, len(toks))
+	for i, tok := range toks {
+		ids[i] = int(tok)
+	}
+	return ids, rows
+}
+
+// diffs is the largest |Δ log-probability| over the vocabulary at each
+// position.
+func diffs(a [][]float32, b [][]float64) []float64 {
+	out := make([]float64, len(a))
+	for p := range a {
+		x := testmodel.LogSoftmax(a[p])
+		y := logSoftmax64(b[p])
+		for i := range x {
+			out[p] = math.Max(out[p], math.Abs(x[i]-y[i]))
+		}
+	}
+	return out
+}
+
+// meanDiff is the mean |Δ log-probability| over every position and token.
+func meanDiff(a [][]float32, b [][]float64) float64 {
+	var sum float64
+	var n int
+	for p := range a {
+		x := testmodel.LogSoftmax(a[p])
+		y := logSoftmax64(b[p])
+		for i := range x {
+			sum += math.Abs(x[i] - y[i])
+			n++
+		}
+	}
+	return sum / float64(n)
+}
+
+// maxOf and median summarize per-position differences.
+func maxOf(d []float64) float64 { return slices.Max(d) }
+
+func median(d []float64) float64 {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func logSoftmax64(x []float64) []float64 {
+	mx := math.Inf(-1)
+	for _, v := range x {
+		mx = math.Max(mx, v)
+	}
+	var s float64
+	for _, v := range x {
+		s += math.Exp(v - mx)
+	}
+	lse := mx + math.Log(s)
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = v - lse
+	}
+	return out
+}
+
+func widen(rows [][]float32) [][]float64 {
+	out := make([][]float64, len(rows))
+	for i, r := range rows {
+		out[i] = make([]float64, len(r))
+		for j, v := range r {
+			out[i][j] = float64(v)
+		}
+	}
+	return out
+}
+
+// ggmlGELU is GELU as llama.cpp computes it on the CPU: the tanh
+// approximation, looked up in a table indexed by the input rounded to
+// float16, whose entries are float16 (ggml_vec_gelu_f32 with
+// GGML_GELU_FP16); inputs beyond ±10 are clamped to 0 or passed through.
+func ggmlGELU(x float64) float64 {
+	switch {
+	case x <= -10:
+		return 0
+	case x >= 10:
+		return x
+	}
+	h := float64(onnxpb.Float16Value(onnxpb.Float16Bits(float32(x))))
+	y := 0.5 * h * (1 + math.Tanh(math.Sqrt(2/math.Pi)*h*(1+0.044715*h*h)))
+	return float64(onnxpb.Float16Value(onnxpb.Float16Bits(float32(y))))
+}
+
+// The decoder's graph of a checkpoint agrees with llama.cpp running the
+// same weights as GGUF, and with the plain-Go reference forward pass.
+// For the Llama family the two engines agree to float32 rounding. GPT-2
+// and GPT-NeoX differ by more, and all of it is llama.cpp's GELU: with
+// GELU computed llama.cpp's way (ggmlGELU) the reference agrees with
+// llama.cpp to float32 rounding again at most positions; where it does
+// not, a pre-activation a rounding error away from a float16 boundary
+// picked the neighbouring table entry, one float16 step (2^-11
+// relative) apart. The graph computes GELU exactly as transformers does
+// (erf for gelu, the tanh formula in float32 for gelu_new), so there the
+// graph is exact and llama.cpp approximates.
+func TestONNXDecoderAgreesWithLlamaCpp(t *testing.T) {
+	orttest.Require(t)
+	llamatest.Require(t)
+	vocab, err := gguf.LoadVocab(testenv.Tokenizer("gpt2"), "")
+	require.NoError(t, err)
+	const (
+		exact = 3e-5 // float32 rounding, two engines
+		gelu  = 5e-3 // llama.cpp's float16 GELU table
+	)
+	tests := []struct {
+		name  string
+		arch  string
+		shape checkpoint.Shape
+		// want bounds |graph − llama.cpp|.
+		want float64
+	}{
+		{"llama/untied/gqa", checkpoint.Llama, checkpoint.Shape{KVHeads: 2}, exact},
+		{"llama/tied/head_dim", checkpoint.Llama, checkpoint.Shape{TiedEmbeddings: true, HeadDim: 32, KVHeads: 1}, exact},
+		{"qwen2/tied/gqa", checkpoint.Qwen2, checkpoint.Shape{TiedEmbeddings: true, KVHeads: 2, RopeTheta: 1e6, NormEps: 1e-6}, exact},
+		{"qwen2/untied", checkpoint.Qwen2, checkpoint.Shape{}, exact},
+		{"qwen3/tied/gqa/head_dim", checkpoint.Qwen3, checkpoint.Shape{TiedEmbeddings: true, KVHeads: 2, HeadDim: 32, RopeTheta: 1e6, NormEps: 1e-6}, exact},
+		{"qwen3/untied", checkpoint.Qwen3, checkpoint.Shape{}, exact},
+		{"gpt2/tied/gelu_new", checkpoint.GPT2, checkpoint.Shape{TiedEmbeddings: true}, gelu},
+		{"gpt2/untied/gelu", checkpoint.GPT2, checkpoint.Shape{HiddenAct: "gelu"}, gelu},
+		{"gpt_neox/untied/parallel", checkpoint.GPTNeoX, checkpoint.Shape{}, gelu},
+		{"gpt_neox/tied/sequential/rotary_pct", checkpoint.GPTNeoX, checkpoint.Shape{TiedEmbeddings: true, SequentialResidual: true, RotaryPct: 0.5}, gelu},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tt.shape
+			s.Vocab = gpt2Vocab
+			ck, err := checkpoint.Random(tt.arch, s, uint64(100+i))
+			require.NoError(t, err)
+
+			b, err := gguf.FromCheckpoint(ck, vocab, gguf.AllF32)
+			require.NoError(t, err)
+			path := filepath.Join(t.TempDir(), "model.gguf")
+			require.NoError(t, b.WriteFile(path))
+			ids, llama := llamaLogits(t, path)
+
+			a, c, err := decoder.FromConfig(ck.Config)
+			require.NoError(t, err)
+			require.Equal(t, tt.arch, a.ModelType())
+			w := weights(t, a, c, ck)
+			model, err := decoder.Graph(a, c, w, decoder.Export{Past: true}).Marshal()
+			require.NoError(t, err)
+			calls := []int{prompt}
+			for range len(ids) - prompt {
+				calls = append(calls, 1)
+			}
+			onnx, err := testmodel.RunGraph(model, c, ids, calls...)
+			require.NoError(t, err)
+
+			exactRef := (&testmodel.Reference{Arch: a, Config: c, Weights: w}).Logits(ids)
+			vsLlama, vsRef := maxOf(diffs(onnx, widen(llama))), maxOf(diffs(onnx, exactRef))
+			msg := fmt.Sprintf("%s, %d positions: max |Δ log p| graph−llama.cpp %.2g, graph−reference %.2g, reference−llama.cpp %.2g",
+				tt.name, len(ids), vsLlama, vsRef, maxOf(diffs(llama, exactRef)))
+			assert.LessOrEqual(t, vsLlama, tt.want, "graph against llama.cpp")
+			// float32 against float64 over a 50257-token vocabulary
+			assert.LessOrEqual(t, vsRef, exact, "graph against the reference")
+			if tt.want == gelu {
+				emulated := (&testmodel.Reference{Arch: a, Config: c, Weights: w, GELU: ggmlGELU}).Logits(ids)
+				d := diffs(llama, emulated)
+				mean, meanEmulated := meanDiff(onnx, widen(llama)), meanDiff(llama, emulated)
+				msg += fmt.Sprintf("; with llama.cpp's GELU, reference−llama.cpp max %.2g (median position %.2g), mean %.2g against the graph's %.2g",
+					maxOf(d), median(d), meanEmulated, mean)
+				assert.LessOrEqual(t, meanEmulated, mean/20, "llama.cpp's GELU accounts for at least 95%% of the mean difference")
+				assert.LessOrEqual(t, maxOf(d), 1e-3, "and float16 table-boundary flips for the rest")
+			}
+			t.Log(msg)
+		})
+	}
+}
+
+// A random checkpoint, laid out as the decoder reads it, is the decoder's
+// own draw of the same family, shape and seed, bit for bit: the two
+// packages name, shape and draw every parameter alike.
+func TestRandomCheckpointsAreTheDecodersWeights(t *testing.T) {
+	for _, tt := range []struct {
+		arch  string
+		shape checkpoint.Shape
+	}{
+		{checkpoint.Llama, checkpoint.Shape{KVHeads: 2}},
+		{checkpoint.Llama, checkpoint.Shape{TiedEmbeddings: true, HeadDim: 32}},
+		{checkpoint.Qwen2, checkpoint.Shape{KVHeads: 1}},
+		{checkpoint.Qwen3, checkpoint.Shape{TiedEmbeddings: true, HeadDim: 32, KVHeads: 2}},
+		{checkpoint.GPT2, checkpoint.Shape{}},
+		{checkpoint.GPT2, checkpoint.Shape{TiedEmbeddings: true}},
+		{checkpoint.GPTNeoX, checkpoint.Shape{}},
+		{checkpoint.GPTNeoX, checkpoint.Shape{TiedEmbeddings: true, SequentialResidual: true, RotaryPct: 0.5}},
+	} {
+		t.Run(fmt.Sprintf("%s/%+v", tt.arch, tt.shape), func(t *testing.T) {
+			ck, err := checkpoint.Random(tt.arch, tt.shape, 77)
+			require.NoError(t, err)
+			a, c, err := decoder.FromConfig(ck.Config)
+			require.NoError(t, err)
+			c.Seed = 77
+			assert.Equal(t, decoder.Weights(a, c), weights(t, a, c, ck))
+		})
+	}
+}
