@@ -89,13 +89,23 @@ func declare(a decoder.Arch, c decoder.Config, add func(name string, init seeded
 // build lays the weights out as Hugging Face stores them and writes
 // config.json: the family's fields and those every checkpoint has.
 func build(a decoder.Arch, c decoder.Config, w map[string]*seeded.Tensor) *Checkpoint {
-	ck := &Checkpoint{Config: map[string]any{
+	config := map[string]any{
 		"vocab_size":          c.Vocab,
 		"tie_word_embeddings": c.TiedEmbeddings,
 		"torch_dtype":         "float32",
 		"initializer_range":   0.02,
-	}, Tensors: map[string]*Tensor{}}
-	a.ConfigFields(c, ck.Config)
+	}
+	a.ConfigFields(c, config)
+	return FromWeights(a, config, w)
+}
+
+// FromWeights is a checkpoint of any family the decoder builds (those
+// Random does not draw, such as gemma3_text, included) holding w, in the
+// decoder's MatMul layout, laid out as Hugging Face stores it, with
+// config as its config.json. Unlike FromDecoder it checks nothing: w is
+// decoder.Weights' for a.
+func FromWeights(a decoder.Arch, config map[string]any, w map[string]*seeded.Tensor) *Checkpoint {
+	ck := &Checkpoint{Config: config, Tensors: map[string]*Tensor{}}
 	for name, t := range w {
 		shape, data := relayout(a, name, t.Shape, t.Data)
 		ck.Tensors[name] = &Tensor{Name: name, Shape: shape, DType: "F32", Data: data}

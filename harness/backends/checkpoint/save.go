@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/feather-eval/feather/harness/backends/onnx/corpustok"
+	"github.com/feather-eval/feather/harness/backends/onnx/decoder"
 	"github.com/feather-eval/feather/harness/backends/onnx/seeded"
 	"github.com/feather-eval/feather/harness/backends/safetensors"
 )
@@ -100,10 +101,16 @@ func (c *Checkpoint) DecoderWeights() (map[string]*seeded.Tensor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: model_type %q is not a family this package knows; known: %v", arch, Archs)
 	}
+	return c.WeightsIn(a), nil
+}
+
+// WeightsIn is c's weights in decoder family a's MatMul layout, the
+// inverse of FromWeights, for any family the decoder builds.
+func (c *Checkpoint) WeightsIn(a decoder.Arch) map[string]*seeded.Tensor {
 	out := map[string]*seeded.Tensor{}
 	for name, t := range c.Tensors {
 		shape, data := relayout(a, name, t.Shape, t.Data)
 		out[name] = &seeded.Tensor{Shape: shape, Data: data}
 	}
-	return out, nil
+	return out
 }

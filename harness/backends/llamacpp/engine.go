@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/feather-eval/feather/harness/backends/llamacpp/llamalib"
+	"github.com/feather-eval/feather/harness/backends/local"
 	"github.com/feather-eval/feather/internal/logsoftmax"
 )
 
@@ -64,10 +65,10 @@ func (f *feeder) flush() error {
 
 // scoreSeqs returns one result per sequence. progress, when set, hears of
 // the sequences done after each wave (lm.ScoreOptions.Progress).
-func (m *Model) scoreSeqs(ctx context.Context, seqs []scoreSeq, progress func(done, total int)) ([]seqScore, error) {
-	out := make([]seqScore, len(seqs))
+func (m *Model) scoreSeqs(ctx context.Context, seqs []local.ScoreSeq, progress func(done, total int)) ([]local.SeqScore, error) {
+	out := make([]local.SeqScore, len(seqs))
 	for i := range out {
-		out[i].greedy = true
+		out[i].Greedy = true
 	}
 	if len(seqs) == 0 {
 		return out, nil
@@ -94,7 +95,7 @@ func (m *Model) scoreSeqs(ctx context.Context, seqs []scoreSeq, progress func(do
 // scoreWave decodes a wave's prefix tree from an empty cache and adds
 // the log-probability of each scored token to its sequence's result, a
 // row of logits normalised once for all the tokens it predicts.
-func (m *Model) scoreWave(ctx context.Context, cx *llamalib.Context, w wave, out []seqScore) error {
+func (m *Model) scoreWave(ctx context.Context, cx *llamalib.Context, w wave, out []local.SeqScore) error {
 	if err := cx.Clear(); err != nil {
 		return err
 	}
@@ -103,8 +104,8 @@ func (m *Model) scoreWave(ctx context.Context, cx *llamalib.Context, w wave, out
 		for _, t := range w.nodes[owner].reads {
 			lp, greedy := norm.LogProb(logits, t.tok)
 			o := &out[t.seq]
-			o.logprob += lp
-			o.greedy = o.greedy && greedy
+			o.LogProb += lp
+			o.Greedy = o.Greedy && greedy
 		}
 		return nil
 	}}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/feather-eval/feather/harness/backends/llamacpp/gguf"
 	"github.com/feather-eval/feather/harness/backends/llamacpp/llamalib"
+	"github.com/feather-eval/feather/harness/backends/local"
 	"github.com/feather-eval/feather/harness/backends/onnx/chat"
 	"github.com/feather-eval/feather/harness/lm"
 )
@@ -83,8 +84,6 @@ var (
 	_ lm.Generator = (*Model)(nil)
 	_ lm.Scorer    = (*Model)(nil)
 )
-
-var errClosed = errors.New("the model is closed")
 
 // Open loads the GGUF file at path: its header is checked first (package
 // gguf), then llama.cpp loads it.
@@ -264,7 +263,7 @@ func (m *Model) Close() error {
 // sequence of the context length, at least DefaultContext tokens.
 func (m *Model) context() (*llamalib.Context, error) {
 	if m.lib == nil {
-		return nil, errClosed
+		return nil, local.ErrClosed
 	}
 	if m.cx != nil {
 		return m.cx, nil
@@ -308,7 +307,7 @@ func (m *Model) encode(text string) ([]int, error) {
 // and add_eos_token), as add_special_tokens=True does.
 func (m *Model) Tokenize(text string, special bool) ([]int, error) {
 	if m.lib == nil {
-		return nil, errClosed
+		return nil, local.ErrClosed
 	}
 	ids, err := m.encode(text)
 	if err != nil {

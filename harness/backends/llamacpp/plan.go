@@ -1,6 +1,6 @@
 package llamacpp
 
-import "slices"
+import "github.com/feather-eval/feather/harness/backends/local"
 
 // Scoring runs in waves, each from an empty KV cache. A wave's sequences
 // form a prefix tree: a token that several of them hold at the same
@@ -45,30 +45,20 @@ type wave struct {
 
 // decoded is the part of a sequence that is decoded: all but its last
 // token, whose logits nothing reads.
-func (s scoreSeq) decoded() []int { return s.tokens[:len(s.tokens)-1] }
+func decoded(s local.ScoreSeq) []int { return s.Tokens[:len(s.Tokens)-1] }
 
 // plan cuts seqs into waves of at most maxSeqs sequences and maxCells
 // cache cells, a wave growing past fill cells only for a sequence that
 // shares at least as many tokens with the one before it as it adds.
 // Every sequence has at least two tokens, at most maxCells.
-func plan(seqs []scoreSeq, maxSeqs, maxCells, fill int) []wave {
-	order := make([]int, len(seqs))
-	for i := range order {
-		order[i] = i
-	}
-	// In this order a sequence shares no more with any earlier one than
-	// with the one before it.
-	slices.SortStableFunc(order, func(a, b int) int { return slices.Compare(seqs[a].decoded(), seqs[b].decoded()) })
-	common := make([]int, len(order)) // tokens order[k] shares with order[k-1]
-	for k := 1; k < len(order); k++ {
-		common[k] = commonPrefix(seqs[order[k-1]].decoded(), seqs[order[k]].decoded())
-	}
+func plan(seqs []local.ScoreSeq, maxSeqs, maxCells, fill int) []wave {
+	order, common := local.SortByTokens(len(seqs), func(i int) []int { return decoded(seqs[i]) })
 	starts := cuts(seqs, order, common, maxSeqs, maxCells, fill)
 	var out []wave
 	var path []int // the previous member's node at each position
 	for k, i := range order {
 		s := seqs[i]
-		d := s.decoded()
+		d := decoded(s)
 		shared := common[k]
 		if len(starts) > 0 && starts[0] == k {
 			starts = starts[1:]
@@ -87,10 +77,10 @@ func plan(seqs []scoreSeq, maxSeqs, maxCells, fill int) []wave {
 			path = append(path, len(w.nodes))
 			w.nodes = append(w.nodes, node{token: d[p], pos: p, seqs: []int{id}})
 		}
-		// The row at position p predicts token p+1; the last n are scored.
-		for p := len(s.tokens) - 1 - s.n; p < len(d); p++ {
+		// The row at position p predicts token p+1; the last N are scored.
+		for p := len(s.Tokens) - 1 - s.N; p < len(d); p++ {
 			n := &w.nodes[path[p]]
-			n.reads = append(n.reads, target{i, s.tokens[p+1]})
+			n.reads = append(n.reads, target{i, s.Tokens[p+1]})
 		}
 	}
 	return out
@@ -102,14 +92,14 @@ func plan(seqs []scoreSeq, maxSeqs, maxCells, fill int) []wave {
 // waves among equals: the choices after one context stay in one wave
 // where the limits allow, though the wave before them takes fewer
 // sequences.
-func cuts(seqs []scoreSeq, order, common []int, maxSeqs, maxCells, fill int) []int {
+func cuts(seqs []local.ScoreSeq, order, common []int, maxSeqs, maxCells, fill int) []int {
 	n := len(order)
 	// A wave starting at j can hold order[j:end[j]].
 	end := make([]int, n)
 	for j := range n {
-		k, cells := j+1, len(seqs[order[j]].decoded())
+		k, cells := j+1, len(decoded(seqs[order[j]]))
 		for ; k < n && k-j < maxSeqs; k++ {
-			add := len(seqs[order[k]].decoded()) - common[k]
+			add := len(decoded(seqs[order[k]])) - common[k]
 			if cells+add > maxCells || (cells+add > fill && common[k] < add) {
 				break
 			}
@@ -136,12 +126,4 @@ func cuts(seqs []scoreSeq, order, common []int, maxSeqs, maxCells, fill int) []i
 		out[i] = from[k]
 	}
 	return out
-}
-
-func commonPrefix(a, b []int) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	return n
 }

@@ -4,18 +4,20 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/feather-eval/feather/harness/backends/local"
 )
 
 // planSeqs begin alike in several ways: three share a context and score
 // its next token (one of them twice over), one goes on past it, one
 // parts from them earlier, one shares only the first token.
-var planSeqs = []scoreSeq{
-	{tokens: []int{0, 8, 8, 8, 1}, n: 1},    // 0: shares the first token
-	{tokens: []int{0, 1, 2, 3, 5, 6}, n: 2}, // 1: goes on past 3's context
-	{tokens: []int{0, 1, 2, 9, 7}, n: 1},    // 2: parts after three tokens
-	{tokens: []int{0, 1, 2, 3, 4}, n: 1},    // 3
-	{tokens: []int{0, 1, 2, 3, 4}, n: 1},    // 4: 3 again
-	{tokens: []int{0, 1, 2, 3, 7}, n: 1},    // 5: another choice after 3's context
+var planSeqs = []local.ScoreSeq{
+	{Tokens: []int{0, 8, 8, 8, 1}, N: 1},    // 0: shares the first token
+	{Tokens: []int{0, 1, 2, 3, 5, 6}, N: 2}, // 1: goes on past 3's context
+	{Tokens: []int{0, 1, 2, 9, 7}, N: 1},    // 2: parts after three tokens
+	{Tokens: []int{0, 1, 2, 3, 4}, N: 1},    // 3
+	{Tokens: []int{0, 1, 2, 3, 4}, N: 1},    // 4: 3 again
+	{Tokens: []int{0, 1, 2, 3, 7}, N: 1},    // 5: another choice after 3's context
 }
 
 // TestPlanTree: one wave decodes each distinct prefix once, in one cell
@@ -62,15 +64,15 @@ func TestPlanTree(t *testing.T) {
 // shares at least as many tokens as it adds; within those limits the cuts
 // decode the fewest tokens twice, fewer waves first.
 func TestPlanWaves(t *testing.T) {
-	choices := []scoreSeq{
-		{tokens: []int{0, 1, 5}, n: 1},       // 0: shares the BOS with the rest
-		{tokens: []int{0, 2, 2, 2, 7}, n: 1}, // 1-3: a context's choices
-		{tokens: []int{0, 2, 2, 2, 8}, n: 1},
-		{tokens: []int{0, 2, 2, 2, 9}, n: 1},
+	choices := []local.ScoreSeq{
+		{Tokens: []int{0, 1, 5}, N: 1},       // 0: shares the BOS with the rest
+		{Tokens: []int{0, 2, 2, 2, 7}, N: 1}, // 1-3: a context's choices
+		{Tokens: []int{0, 2, 2, 2, 8}, N: 1},
+		{Tokens: []int{0, 2, 2, 2, 9}, N: 1},
 	}
 	for _, tc := range []struct {
 		name                    string
-		seqs                    []scoreSeq
+		seqs                    []local.ScoreSeq
 		maxSeqs, maxCells, fill int
 		want                    [][]int // members
 	}{

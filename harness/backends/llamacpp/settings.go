@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/local"
 	"github.com/feather-eval/feather/harness/backends/onnx/hub"
 	"github.com/feather-eval/feather/harness/lm"
 )
@@ -84,25 +85,9 @@ func (s *Settings) ResolvedPath() string { return catalog.ResolvePath(s.dir, s.P
 // the context length, which decides truncation. Threads and batch only
 // change speed.
 func (s *Settings) Identity() []catalog.Field {
-	path, hf, commit := "", "", ""
-	if s.Path != "" {
-		path = s.ResolvedPath()
-	}
-	if s.HF != "" {
-		hf = s.HF // as written, should the settings not have been validated
-		if ref, err := hub.ParseRef(s.HF); err == nil {
-			env, _ := hub.FromEnv(os.Getenv) // a broken environment fails the open, with its message
-			hf, commit = ref.String(), hub.CachedCommit(env.CacheDir, ref)
-		}
-	}
-	return []catalog.Field{
-		{Name: "chat", Value: s.Chat},
-		{Name: "path", Value: path},
-		{Name: "hf", Value: hf},
-		{Name: "commit", Value: commit},
-		{Name: "file", Value: s.File},
-		{Name: "n_ctx", Value: s.NCtx},
-	}
+	return append(local.SourceIdentity(s.Chat, s.ResolvedPath(), s.HF),
+		catalog.Field{Name: "file", Value: s.File},
+		catalog.Field{Name: "n_ctx", Value: s.NCtx})
 }
 
 // Target is the file as written, or the repository and glob.

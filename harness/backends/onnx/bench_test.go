@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/feather-eval/feather/harness/backends/local"
 	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/internal/testenv"
@@ -38,12 +39,12 @@ func perfModel(b *testing.B) *Model {
 
 // choiceItems is the μBench shape: items of 4 choices sharing a ~60-token
 // context, with continuations of 1 to 8 tokens.
-func choiceItems(items, vocab int) []scoreSeq {
-	var seqs []scoreSeq
+func choiceItems(items, vocab int) []local.ScoreSeq {
+	var seqs []local.ScoreSeq
 	for i := 0; i < items; i++ {
 		ctx := append([]int{testmodel.BOSID}, ids(56+i%9, vocab, 100+i)...)
 		for c, n := range [][4]int{{1, 2, 4, 8}, {1, 1, 1, 1}, {3, 5, 2, 7}, {6, 8, 4, 1}}[i%4] {
-			seqs = append(seqs, scoreSeq{tokens: append(append([]int(nil), ctx...), ids(n, vocab, 1000*i+c)...), n: n})
+			seqs = append(seqs, local.ScoreSeq{Tokens: append(append([]int(nil), ctx...), ids(n, vocab, 1000*i+c)...), N: n})
 		}
 	}
 	return seqs
@@ -92,29 +93,29 @@ func BenchmarkScoreNaive(b *testing.B) {
 
 // scoreNaive is the baseline: one full forward per request, no batching,
 // no shared context.
-func scoreNaive(m *Model, seqs []scoreSeq) ([]seqScore, error) {
+func scoreNaive(m *Model, seqs []local.ScoreSeq) ([]local.SeqScore, error) {
 	r := m.runners[0]
-	out := make([]seqScore, len(seqs))
+	out := make([]local.SeqScore, len(seqs))
 	for i, s := range seqs {
-		in := s.tokens[:len(s.tokens)-1]
+		in := s.Tokens[:len(s.Tokens)-1]
 		st := m.leftPadded([]stageRow{{tokens: in}}, len(in))
 		st.logProbs = true
 		view, err := r.run(st, nil)
 		if err != nil {
 			return nil, err
 		}
-		out[i].greedy = true
-		for p := len(s.tokens) - 1 - s.n; p < len(in); p++ {
-			lp, g := view.logProb(0, p, s.tokens[p+1])
-			out[i].logprob += lp
-			out[i].greedy = out[i].greedy && g
+		out[i].Greedy = true
+		for p := len(s.Tokens) - 1 - s.N; p < len(in); p++ {
+			lp, g := view.logProb(0, p, s.Tokens[p+1])
+			out[i].LogProb += lp
+			out[i].Greedy = out[i].Greedy && g
 		}
 	}
 	return out, nil
 }
 
 // checkSameScores makes sure both sides of the pair compute the same thing.
-func checkSameScores(b *testing.B, m *Model, seqs []scoreSeq) {
+func checkSameScores(b *testing.B, m *Model, seqs []local.ScoreSeq) {
 	got, err := m.scoreSeqs(context.Background(), seqs, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -124,17 +125,17 @@ func checkSameScores(b *testing.B, m *Model, seqs []scoreSeq) {
 		b.Fatal(err)
 	}
 	for i := range want {
-		if math.Abs(got[i].logprob-want[i].logprob) > 1e-3 || got[i].greedy != want[i].greedy {
+		if math.Abs(got[i].LogProb-want[i].LogProb) > 1e-3 || got[i].Greedy != want[i].Greedy {
 			b.Fatalf("request %d: optimized %v, naive %v", i, got[i], want[i])
 		}
 	}
 }
 
 // genPrompts are Featherweight-sized: 4 prompts of about 64 tokens.
-func genPrompts(vocab int) []genSeq {
-	var seqs []genSeq
+func genPrompts(vocab int) []local.GenSeq {
+	var seqs []local.GenSeq
 	for i := 0; i < 4; i++ {
-		seqs = append(seqs, genSeq{prompt: append([]int{testmodel.BOSID}, ids(60+i, vocab, 7+i)...), maxNew: 20})
+		seqs = append(seqs, local.GenSeq{Prompt: append([]int{testmodel.BOSID}, ids(60+i, vocab, 7+i)...), MaxNew: 20})
 	}
 	return seqs
 }
@@ -150,8 +151,8 @@ func benchDecode(b *testing.B, noCache bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(out[0].tokens) != 20 {
-			b.Fatalf("decoded %d tokens, want 20", len(out[0].tokens))
+		if len(out[0].Tokens) != 20 {
+			b.Fatalf("decoded %d tokens, want 20", len(out[0].Tokens))
 		}
 	}
 	b.ReportMetric(float64(20*len(seqs))*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")

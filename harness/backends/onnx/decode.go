@@ -5,26 +5,14 @@ import (
 	"slices"
 	"time"
 
+	"github.com/feather-eval/feather/harness/backends/local"
 	"github.com/feather-eval/feather/harness/lm"
 )
 
-// genSeq is one prompt to continue greedily for at most maxNew tokens.
-type genSeq struct {
-	prompt []int
-	maxNew int
-}
-
-// genOut is what greedy decoding produced for one prompt.
-type genOut struct {
-	tokens     []int // generated tokens, the stopping EOS included
-	stop       string
-	ttft, wall time.Duration
-}
-
 // decodeSeqs decodes greedily, batching prompts by the token budget. When
 // observe is set it sees the logits each token was chosen from.
-func (m *Model) decodeSeqs(ctx context.Context, seqs []genSeq, observe func(seq int, logits []float32)) ([]genOut, error) {
-	out := make([]genOut, len(seqs))
+func (m *Model) decodeSeqs(ctx context.Context, seqs []local.GenSeq, observe func(seq int, logits []float32)) ([]local.GenOut, error) {
+	out := make([]local.GenOut, len(seqs))
 	batches := genBatches(seqs, m.genTokens, m.spec.leftPadOK())
 	err := m.parallel(ctx, len(batches), func(r *runner, i int) error {
 		return m.decodeBatch(ctx, r, batches[i], seqs, out, observe)
@@ -41,14 +29,14 @@ func (m *Model) decodeSeqs(ctx context.Context, seqs []genSeq, observe func(seq 
 // (cheapestCuts), within budget, which counts each row's prompt and new
 // tokens (the cache grows to that length), and with prompts of one length
 // only where left padding is not allowed.
-func genBatches(seqs []genSeq, budget int, leftPad bool) [][]int {
+func genBatches(seqs []local.GenSeq, budget int, leftPad bool) [][]int {
 	order := make([]int, len(seqs))
 	maxNew := 1
 	for i, s := range seqs {
 		order[i] = i
-		maxNew = max(maxNew, s.maxNew)
+		maxNew = max(maxNew, s.MaxNew)
 	}
-	return longestFirst(order, func(i int) int { return len(seqs[i].prompt) },
+	return longestFirst(order, func(i int) int { return len(seqs[i].Prompt) },
 		batchLimits{budget: budget, maxRows: maxBatchRows, grow: maxNew, overhead: callCost * maxNew, leftPad: leftPad})
 }
 
@@ -59,13 +47,13 @@ type liveRow struct {
 	mask   []int64 // the cache's mask row (cached decoding)
 }
 
-func (m *Model) decodeBatch(ctx context.Context, r *runner, idx []int, seqs []genSeq, out []genOut, observe func(int, []float32)) error {
+func (m *Model) decodeBatch(ctx context.Context, r *runner, idx []int, seqs []local.GenSeq, out []local.GenOut, observe func(int, []float32)) error {
 	start := time.Now()
 	cached := m.spec.layers > 0 && !m.noCache
 	rows := make([]liveRow, len(idx))
 	stage := make([]stageRow, len(idx))
 	for i, s := range idx {
-		rows[i] = liveRow{seq: s, tokens: append([]int(nil), seqs[s].prompt...)}
+		rows[i] = liveRow{seq: s, tokens: append([]int(nil), seqs[s].Prompt...)}
 		stage[i] = stageRow{tokens: rows[i].tokens, targets: []target{{pos: len(rows[i].tokens) - 1}}}
 	}
 	if cached {
@@ -113,15 +101,15 @@ func (m *Model) decodeBatch(ctx context.Context, r *runner, idx []int, seqs []ge
 			tok := argmax(logits)
 			o := &out[row.seq]
 			if first {
-				o.ttft = now
+				o.TTFT = now
 			}
-			o.tokens = append(o.tokens, tok)
+			o.Tokens = append(o.Tokens, tok)
 			row.tokens = append(row.tokens, tok)
 			switch {
 			case slices.Contains(m.eos, tok):
-				o.stop, o.wall = lm.StopEOS, now
-			case len(o.tokens) >= seqs[row.seq].maxNew:
-				o.stop, o.wall = lm.StopLength, now
+				o.Stop, o.Wall = lm.StopEOS, now
+			case len(o.Tokens) >= seqs[row.seq].MaxNew:
+				o.Stop, o.Wall = lm.StopLength, now
 			default:
 				keep = append(keep, b)
 			}

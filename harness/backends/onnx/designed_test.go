@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/feather-eval/feather/harness/backends/local"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/lm"
 )
@@ -37,7 +38,7 @@ func TestLogLikelihoodDesigned(t *testing.T) {
 	res, err := m.LogLikelihood(context.Background(), llCases, lm.ScoreOptions{})
 	require.NoError(t, err)
 	for i, req := range llCases {
-		ctx, cont := m.encodePair(req.Context, req.Continuation)
+		ctx, cont := encodePair(t, m, req.Context, req.Continuation)
 		want, greedy := bg.ContinuationLogProb(append([]int{testmodel.BOSID}, ctx...), cont)
 		require.NoError(t, res[i].Err)
 		assert.InDelta(t, want, res[i].LogProb, designedTol, "request %d", i)
@@ -54,23 +55,23 @@ func TestLogLikelihoodGreedyChain(t *testing.T) {
 	p := m.tok.Encode(chainPrompt, false)
 	start := p[len(p)-1]
 	seq := append(append([]int{m.prefix}, p...), chainTokens...)
-	got, err := m.scoreSeqs(context.Background(), []scoreSeq{
-		{tokens: seq, n: len(chainTokens)},
-		{tokens: append(slices.Clone(seq[:len(seq)-1]), testmodel.EOSID), n: 2},
+	got, err := m.scoreSeqs(context.Background(), []local.ScoreSeq{
+		{Tokens: seq, N: len(chainTokens)},
+		{Tokens: append(slices.Clone(seq[:len(seq)-1]), testmodel.EOSID), N: 2},
 	}, nil)
 	require.NoError(t, err)
 	want := bg.LogProb(start, chainTokens[0]) + bg.LogProb(chainTokens[0], chainTokens[1])
-	assert.InDelta(t, want, got[0].logprob, designedTol)
-	assert.True(t, got[0].greedy, "the designed chain is the argmax path")
-	assert.InDelta(t, bg.LogProb(start, chainTokens[0])+bg.LogProb(chainTokens[0], testmodel.EOSID), got[1].logprob, designedTol)
-	assert.False(t, got[1].greedy)
+	assert.InDelta(t, want, got[0].LogProb, designedTol)
+	assert.True(t, got[0].Greedy, "the designed chain is the argmax path")
+	assert.InDelta(t, bg.LogProb(start, chainTokens[0])+bg.LogProb(chainTokens[0], testmodel.EOSID), got[1].LogProb, designedTol)
+	assert.False(t, got[1].Greedy)
 }
 
 func TestLogLikelihoodTruncation(t *testing.T) {
 	bg := bigram(t)
 	m := open(t, bg.Dir, Options{})
 	req := lm.LLRequest{Context: "The cat sat on the mat, and then it slept for a while.", Continuation: " The end"}
-	ctx, cont := m.encodePair(req.Context, req.Continuation)
+	ctx, cont := encodePair(t, m, req.Context, req.Continuation)
 	require.Greater(t, len(ctx), 6)
 	const maxLen = 6
 	res, err := m.LogLikelihood(context.Background(), []lm.LLRequest{req}, lm.ScoreOptions{MaxLength: maxLen})
@@ -92,8 +93,8 @@ func TestLogLikelihoodTruncation(t *testing.T) {
 	assert.EqualError(t, res[0].Err, fmt.Sprintf("the continuation has %d tokens but at most %d fit in a %d-token sequence with its context; raise MaxLength or shorten it", len(cont), len(cont)-1, len(cont)))
 	assert.NoError(t, res[1].Err)
 	// The model's own context caps MaxLength.
-	assert.Equal(t, bg.Config.MaxPositions, m.maxLength(lm.ScoreOptions{MaxLength: 1 << 20}))
-	assert.Equal(t, bg.Config.MaxPositions, m.maxLength(lm.ScoreOptions{}))
+	assert.Equal(t, bg.Config.MaxPositions, m.requests().MaxLength(lm.ScoreOptions{MaxLength: 1 << 20}))
+	assert.Equal(t, bg.Config.MaxPositions, m.requests().MaxLength(lm.ScoreOptions{}))
 }
 
 func TestLogLikelihoodEmptyContinuation(t *testing.T) {
@@ -156,7 +157,7 @@ func TestEOSPrefixWithoutBOS(t *testing.T) {
 	res, err := m.LogLikelihood(context.Background(), llCases, lm.ScoreOptions{})
 	require.NoError(t, err)
 	for i, req := range llCases {
-		ctx, cont := m.encodePair(req.Context, req.Continuation)
+		ctx, cont := encodePair(t, m, req.Context, req.Continuation)
 		want, greedy := bg.ContinuationLogProb(append([]int{testmodel.EOSID}, ctx...), cont)
 		assert.InDelta(t, want, res[i].LogProb, designedTol, "request %d", i)
 		assert.Equal(t, greedy, res[i].IsGreedy)
@@ -180,7 +181,7 @@ func TestEncodePair(t *testing.T) {
 	enc := func(s string) []int { return m.tok.Encode(s, false) }
 
 	// Whole-text split: the context's tokens are a prefix of the whole's.
-	ctx, cont := m.encodePair("The cat sat on the", " mat")
+	ctx, cont := encodePair(t, m, "The cat sat on the", " mat")
 	require.Equal(t, enc("The cat sat on the"), ctx)
 	whole := enc("The cat sat on the mat")
 	require.Equal(t, ctx, whole[:len(ctx)], "fixture: this pair splits cleanly")
@@ -188,11 +189,20 @@ func TestEncodePair(t *testing.T) {
 
 	// A token would straddle the boundary ("Th" + "e cat" reads "The"
 	// whole): both halves are encoded on their own.
-	ctx, cont = m.encodePair("Th", "e cat")
+	ctx, cont = encodePair(t, m, "Th", "e cat")
 	whole = enc("The cat")
 	require.NotEqual(t, enc("Th"), whole[:min(len(whole), len(enc("Th")))], "fixture: this pair does not split cleanly")
 	assert.Equal(t, enc("Th"), ctx)
 	assert.Equal(t, enc("e cat"), cont)
+}
+
+// encodePair is how the model splits a request: local.EncodePair with its
+// tokenizer.
+func encodePair(t *testing.T, m *Model, context, continuation string) (ctx, cont []int) {
+	t.Helper()
+	ctx, cont, err := local.EncodePair(localTokenizer{m.tok}, context, continuation)
+	require.NoError(t, err)
+	return ctx, cont
 }
 
 func copyFolder(t *testing.T, src string) string {

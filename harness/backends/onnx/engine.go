@@ -2,11 +2,11 @@ package onnx
 
 import (
 	"context"
-	"errors"
-	"math"
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/feather-eval/feather/harness/backends/local"
 )
 
 // This file is the token-level scoring engine: it turns scored sequences
@@ -48,19 +48,6 @@ import (
 // BenchmarkScoreCached, BenchmarkScoreNaive, BenchmarkScoreBatchedFull and
 // `make perf` measure it.
 
-// scoreSeq is one sequence to score: tokens[len-n:] are scored, each given
-// everything before it. tokens[0] is never scored, so n < len(tokens).
-type scoreSeq struct {
-	tokens []int
-	n      int
-}
-
-// seqScore is the summed log-probability of a sequence's scored tokens.
-type seqScore struct {
-	logprob float64
-	greedy  bool
-}
-
 // target asks for log p(tok) from the logits at position pos of a row.
 type target struct {
 	pos, tok, seq int
@@ -81,11 +68,11 @@ type stageRow struct {
 
 // planRows groups the sequences and returns the stage-1 rows. With
 // useCache false (exports without a cache) every sequence is its own row.
-func planRows(seqs []scoreSeq, useCache bool) []stageRow {
+func planRows(seqs []local.ScoreSeq, useCache bool) []stageRow {
 	var rows []stageRow
 	groups := map[string]int{} // context key -> row index
 	for i, s := range seqs {
-		ctx := s.tokens[:len(s.tokens)-s.n]
+		ctx := s.Tokens[:len(s.Tokens)-s.N]
 		if useCache {
 			key := tokensKey(ctx)
 			if r, ok := groups[key]; ok {
@@ -101,9 +88,9 @@ func planRows(seqs []scoreSeq, useCache bool) []stageRow {
 		if len(row.members) == 1 {
 			// Alone: run the sequence whole, no cache needed.
 			s := seqs[row.members[0]]
-			row.tokens = s.tokens[:len(s.tokens)-1]
-			for p := len(s.tokens) - 1 - s.n; p < len(s.tokens)-1; p++ {
-				row.targets = append(row.targets, target{pos: p, tok: s.tokens[p+1], seq: row.members[0]})
+			row.tokens = s.Tokens[:len(s.Tokens)-1]
+			for p := len(s.Tokens) - 1 - s.N; p < len(s.Tokens)-1; p++ {
+				row.targets = append(row.targets, target{pos: p, tok: s.Tokens[p+1], seq: row.members[0]})
 			}
 			row.members = nil
 			continue
@@ -112,8 +99,8 @@ func planRows(seqs []scoreSeq, useCache bool) []stageRow {
 		multi := row.members[:0:0]
 		for _, m := range row.members {
 			s := seqs[m]
-			row.targets = append(row.targets, target{pos: last, tok: s.tokens[len(s.tokens)-s.n], seq: m})
-			if s.n > 1 {
+			row.targets = append(row.targets, target{pos: last, tok: s.Tokens[len(s.Tokens)-s.N], seq: m})
+			if s.N > 1 {
 				multi = append(multi, m)
 			}
 		}
@@ -212,10 +199,10 @@ func cheapestCuts(lens []int, overhead int, fits func(start, end int) bool) [][2
 
 // scoreSeqs returns one result per sequence. progress, when set, hears of
 // the sequences done as each wave finishes (lm.ScoreOptions.Progress).
-func (m *Model) scoreSeqs(ctx context.Context, seqs []scoreSeq, progress func(done, total int)) ([]seqScore, error) {
-	out := make([]seqScore, len(seqs))
+func (m *Model) scoreSeqs(ctx context.Context, seqs []local.ScoreSeq, progress func(done, total int)) ([]local.SeqScore, error) {
+	out := make([]local.SeqScore, len(seqs))
 	for i := range out {
-		out[i].greedy = true
+		out[i].Greedy = true
 	}
 	stage0, waves := m.scorePlan(seqs)
 	if err := m.parallel(ctx, len(stage0), func(r *runner, i int) error { return m.runPrefixes(r, stage0[i]) }); err != nil {
@@ -245,7 +232,7 @@ func (m *Model) scoreSeqs(ctx context.Context, seqs []scoreSeq, progress func(do
 
 // scorePlan is how scoreSeqs runs seqs: stage 0's calls (none without a
 // cache), then the waves of stage-1 batches and their stage 2.
-func (m *Model) scorePlan(seqs []scoreSeq) (stage0 [][]*sharedPrefix, waves [][][]stageRow) {
+func (m *Model) scorePlan(seqs []local.ScoreSeq) (stage0 [][]*sharedPrefix, waves [][][]stageRow) {
 	useCache := m.spec.layers > 0 && !m.noCache
 	rows := planRows(seqs, useCache)
 	if useCache {
@@ -415,15 +402,15 @@ func (m *Model) parallel(ctx context.Context, n int, job func(r *runner, i int) 
 
 // addScore folds one token's log-probability, from the logits at (b, s),
 // into its sequence's result.
-func addScore(out []seqScore, t target, view *logitsView, b, s int) {
+func addScore(out []local.SeqScore, t target, view *logitsView, b, s int) {
 	lp, greedy := view.logProb(b, s, t.tok)
-	out[t.seq].logprob += lp
-	out[t.seq].greedy = out[t.seq].greedy && greedy
+	out[t.seq].LogProb += lp
+	out[t.seq].Greedy = out[t.seq].Greedy && greedy
 }
 
 // scoreWave runs a wave: each batch's stage 1, keeping the caches its
 // continuations need, then stage 2 over all of them.
-func (m *Model) scoreWave(r *runner, wave [][]stageRow, seqs []scoreSeq, out []seqScore) error {
+func (m *Model) scoreWave(r *runner, wave [][]stageRow, seqs []local.ScoreSeq, out []local.SeqScore) error {
 	var conts []contRow
 	kept := 0
 	for _, rows := range wave {
@@ -451,7 +438,7 @@ func (m *Model) scoreWave(r *runner, wave [][]stageRow, seqs []scoreSeq, out []s
 
 // runStage1 runs one stage-1 batch, scores its targets, and leaves the
 // batch's cache in kv when kv is set.
-func (m *Model) runStage1(r *runner, rows []stageRow, kv *kvCache, out []seqScore) (*step, error) {
+func (m *Model) runStage1(r *runner, rows []stageRow, kv *kvCache, out []local.SeqScore) (*step, error) {
 	width := len(rows[0].tokens)
 	st := m.leftPadded(rows, width)
 	st.want = wantedPositions(rows, width)
@@ -526,16 +513,16 @@ type contRow struct {
 // A call's past is its longest context cache; a shorter one fills its
 // row's first slots, the rest zeroed and masked, as stage 0's prefixes
 // are under stage 1.
-func (m *Model) continueRows(r *runner, all []contRow, seqs []scoreSeq, out []seqScore) error {
+func (m *Model) continueRows(r *runner, all []contRow, seqs []local.ScoreSeq, out []local.SeqScore) error {
 	// Longest first, cut by the cache each call carries (contTokens) and
 	// where padding costs less than another call would (cheapestCuts).
 	// GroupQueryAttention allows no padding, and on a past it takes
 	// several tokens only in a call of one row ("batch_size must be 1
 	// when sequence_length > 1 and past context is given").
-	sort.SliceStable(all, func(i, j int) bool { return seqs[all[i].seq].n > seqs[all[j].seq].n })
+	sort.SliceStable(all, func(i, j int) bool { return seqs[all[i].seq].N > seqs[all[j].seq].N })
 	lens := make([]int, len(all))
 	for i, c := range all {
-		lens[i] = seqs[c.seq].n - 1
+		lens[i] = seqs[c.seq].N - 1
 	}
 	longest := longestPast(all)
 	for _, cut := range cheapestCuts(lens, callCost, func(start, end int) bool {
@@ -554,8 +541,8 @@ func (m *Model) continueRows(r *runner, all []contRow, seqs []scoreSeq, out []se
 			sub.placeRow(i, c.kv, c.row)
 			copy(st.mask[i*(past+seq):], c.mask)
 			s := seqs[c.seq]
-			cont := s.tokens[len(s.tokens)-s.n:]
-			ctxLen := len(s.tokens) - s.n
+			cont := s.Tokens[len(s.Tokens)-s.N:]
+			ctxLen := len(s.Tokens) - s.N
 			for k := 0; k < seq; k++ {
 				j := i*seq + k
 				st.ids[j], st.pos[j] = int64(m.pad), int64(ctxLen+k)
@@ -572,7 +559,7 @@ func (m *Model) continueRows(r *runner, all []contRow, seqs []scoreSeq, out []se
 		}
 		for i, c := range chunk {
 			s := seqs[c.seq]
-			cont := s.tokens[len(s.tokens)-s.n:]
+			cont := s.Tokens[len(s.Tokens)-s.N:]
 			for k := 0; k < len(cont)-1; k++ {
 				addScore(out, target{tok: cont[k+1], seq: c.seq}, view, i, k)
 			}
@@ -601,14 +588,4 @@ func longestPast(rows []contRow) func(start, end int) int {
 func (m *Model) contTokens() int {
 	perToken := 2 * m.spec.layers * m.spec.kvHeads * m.spec.headDim * m.spec.kvElem()
 	return max(64, m.contBytes/perToken)
-}
-
-// errNaN reports a model that produced NaN logits for a scored token.
-var errNaN = errors.New("the model produced NaN log-probabilities (broken weights, or float16 overflow)")
-
-func checkFinite(s seqScore) error {
-	if math.IsNaN(s.logprob) {
-		return errNaN
-	}
-	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/feather-eval/feather/harness/backends/local"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/lm"
 )
@@ -78,24 +79,24 @@ func TestDecodeCachedEqualsRecompute(t *testing.T) {
 			// The last three prompts share 10 tokens, which the cached
 			// decoder runs once (stage 0) where left padding works.
 			shared := ids(10, vocab, 4)
-			seqs := []genSeq{
-				{prompt: ids(6, vocab, 1), maxNew: 8},
-				{prompt: ids(3, vocab, 2), maxNew: 5},
-				{prompt: ids(6, vocab, 3), maxNew: 8},
-				{prompt: append(slices.Clone(shared), ids(4, vocab, 5)...), maxNew: 6},
-				{prompt: append(slices.Clone(shared), ids(4, vocab, 6)...), maxNew: 3},
-				{prompt: append(slices.Clone(shared), ids(4, vocab, 7)...), maxNew: 6},
+			seqs := []local.GenSeq{
+				{Prompt: ids(6, vocab, 1), MaxNew: 8},
+				{Prompt: ids(3, vocab, 2), MaxNew: 5},
+				{Prompt: ids(6, vocab, 3), MaxNew: 8},
+				{Prompt: append(slices.Clone(shared), ids(4, vocab, 5)...), MaxNew: 6},
+				{Prompt: append(slices.Clone(shared), ids(4, vocab, 6)...), MaxNew: 3},
+				{Prompt: append(slices.Clone(shared), ids(4, vocab, 7)...), MaxNew: 6},
 			}
 			if !m.spec.leftPadOK() {
-				seqs[1].prompt = ids(6, vocab, 2)
+				seqs[1].Prompt = ids(6, vocab, 2)
 			} else if m.spec.layers > 0 {
 				var rows []stageRow
 				for _, s := range seqs {
-					rows = append(rows, stageRow{tokens: s.prompt, targets: []target{{pos: len(s.prompt) - 1}}})
+					rows = append(rows, stageRow{tokens: s.Prompt, targets: []target{{pos: len(s.Prompt) - 1}}})
 				}
 				assert.Len(t, sharePrefixes(rows, 1<<20), 1, "the case exercises stage 0")
 			}
-			decode := func(noCache bool) ([]genOut, [][][]float32) {
+			decode := func(noCache bool) ([]local.GenOut, [][][]float32) {
 				m.noCache = noCache
 				var mu sync.Mutex
 				logits := make([][][]float32, len(seqs))
@@ -110,13 +111,13 @@ func TestDecodeCachedEqualsRecompute(t *testing.T) {
 			cached, cachedLogits := decode(false)
 			full, fullLogits := decode(true)
 			for i, s := range seqs {
-				require.Equal(t, full[i].tokens, cached[i].tokens, "sequence %d", i)
-				assert.Equal(t, full[i].stop, cached[i].stop)
-				seq := append(slices.Clone(s.prompt), cached[i].tokens...)
+				require.Equal(t, full[i].Tokens, cached[i].Tokens, "sequence %d", i)
+				assert.Equal(t, full[i].Stop, cached[i].Stop)
+				seq := append(slices.Clone(s.Prompt), cached[i].Tokens...)
 				want := ref.Logits(seq[:len(seq)-1])
-				for k := range cached[i].tokens {
+				for k := range cached[i].Tokens {
 					assert.LessOrEqualf(t, maxDiff(cachedLogits[i][k], fullLogits[i][k]), tolerance, "sequence %d step %d: cached vs recomputed", i, k)
-					assert.LessOrEqualf(t, maxDiff(want[len(s.prompt)-1+k], cachedLogits[i][k]), tolerance, "sequence %d step %d: against the reference", i, k)
+					assert.LessOrEqualf(t, maxDiff(want[len(s.Prompt)-1+k], cachedLogits[i][k]), tolerance, "sequence %d step %d: against the reference", i, k)
 				}
 			}
 		})
@@ -183,10 +184,10 @@ func TestScoreMatchesReference(t *testing.T) {
 			ref := fixture(t, name)
 			m := open(t, ref.Dir, Options{})
 			vocab := ref.Config.Vocab
-			seq := func(n int, parts ...[]int) scoreSeq {
-				s := scoreSeq{tokens: []int{1}, n: n}
+			seq := func(n int, parts ...[]int) local.ScoreSeq {
+				s := local.ScoreSeq{Tokens: []int{1}, N: n}
 				for _, p := range parts {
-					s.tokens = append(s.tokens, p...)
+					s.Tokens = append(s.Tokens, p...)
 				}
 				return s
 			}
@@ -197,7 +198,7 @@ func TestScoreMatchesReference(t *testing.T) {
 			// under rows of one call beside rows without a prefix.
 			long, short := ids(11, vocab, 8), ids(7, vocab, 9)
 			ctxC, ctxD := ids(3, vocab, 10), ids(2, vocab, 11)
-			seqs := []scoreSeq{
+			seqs := []local.ScoreSeq{
 				seq(1, ctxA, ids(1, vocab, 3)),
 				seq(4, ctxA, ids(4, vocab, 4)),
 				seq(2, ctxA, ids(2, vocab, 5)),
@@ -218,15 +219,15 @@ func TestScoreMatchesReference(t *testing.T) {
 			got, err := m.scoreSeqs(context.Background(), seqs, nil)
 			require.NoError(t, err)
 			for i, s := range seqs {
-				logits := ref.Logits(s.tokens[:len(s.tokens)-1])
+				logits := ref.Logits(s.Tokens[:len(s.Tokens)-1])
 				var want float64
 				greedy := true
-				for p := len(s.tokens) - 1 - s.n; p < len(s.tokens)-1; p++ {
-					want += testmodel.LogSoftmax(logits[p])[s.tokens[p+1]]
-					greedy = greedy && argmax(logits[p]) == s.tokens[p+1]
+				for p := len(s.Tokens) - 1 - s.N; p < len(s.Tokens)-1; p++ {
+					want += testmodel.LogSoftmax(logits[p])[s.Tokens[p+1]]
+					greedy = greedy && argmax(logits[p]) == s.Tokens[p+1]
 				}
-				assert.InDelta(t, want, got[i].logprob, tol, "sequence %d", i)
-				assert.Equal(t, greedy, got[i].greedy, "sequence %d", i)
+				assert.InDelta(t, want, got[i].LogProb, tol, "sequence %d", i)
+				assert.Equal(t, greedy, got[i].Greedy, "sequence %d", i)
 			}
 		})
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/feather-eval/feather/harness/backends/local"
 )
 
 // TestLogitsToKeep runs a left-padded batch through exports with a
@@ -90,11 +92,11 @@ func TestCallsKeepOnlyWhatTheyRead(t *testing.T) {
 			m := open(t, fixture(t, name).Dir, Options{})
 			r := m.runners[0]
 			computed := func() int { return len(r.view.f32) / 512 }
-			_, err := m.decodeSeqs(context.Background(), []genSeq{{prompt: ids(6, 512, 1), maxNew: 1}}, nil)
+			_, err := m.decodeSeqs(context.Background(), []local.GenSeq{{Prompt: ids(6, 512, 1), MaxNew: 1}}, nil)
 			require.NoError(t, err)
 			assert.Equal(t, 1, computed(), "prefill")
 
-			_, err = m.scoreSeqs(context.Background(), []scoreSeq{{tokens: ids(8, 512, 2), n: 2}}, nil)
+			_, err = m.scoreSeqs(context.Background(), []local.ScoreSeq{{Tokens: ids(8, 512, 2), N: 2}}, nil)
 			require.NoError(t, err)
 			assert.Equal(t, 2, computed(), "scoring: 7 positions run, the last 2 scored")
 
@@ -103,9 +105,9 @@ func TestCallsKeepOnlyWhatTheyRead(t *testing.T) {
 			// logits from a split head, while the logits-to-keep input
 			// covers every row's positions from the first wanted one.
 			ctx := ids(5, 512, 3)
-			var seqs []scoreSeq
+			var seqs []local.ScoreSeq
 			for i, n := range []int{3, 4} {
-				seqs = append(seqs, scoreSeq{tokens: append(slices.Clone(ctx), ids(n, 512, 4+i)...), n: n})
+				seqs = append(seqs, local.ScoreSeq{Tokens: append(slices.Clone(ctx), ids(n, 512, 4+i)...), N: n})
 			}
 			_, err = m.scoreSeqs(context.Background(), seqs, nil)
 			require.NoError(t, err)

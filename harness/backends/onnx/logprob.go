@@ -8,12 +8,8 @@ func argmax(logits []float32) int { return logsoftmax.Argmax(logits) }
 
 // tokenLogProb returns log softmax(logits)[tok] (natural log) and whether
 // tok is the argmax (package logsoftmax, which the llamacpp backend
-// shares).
+// shares). Scoring sums in Go only for models run whole; the others
+// normalise their rows in ONNX Runtime (norm.go).
 func tokenLogProb(logits []float32, tok int) (lp float64, greedy bool) {
 	return logsoftmax.Token(logits, tok)
 }
-
-// sumExp is Σ e^(x-m) for logits x <= m (logsoftmax.SumExp), the sum
-// tokenLogProb takes. Scoring sums in Go only for models run whole; the
-// others normalise their rows in ONNX Runtime (norm.go).
-func sumExp(logits []float32, m float32) float64 { return logsoftmax.SumExp(logits, m) }

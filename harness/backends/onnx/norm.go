@@ -10,7 +10,7 @@ import (
 
 // This file normalises rows of logits in ONNX Runtime for scoring. A
 // token's log-probability is x[tok] - max - log Σ e^(x-max); that sum over
-// the vocabulary, in Go (sumExp), took about 200 µs a 32k row, a third of
+// the vocabulary, in Go (logsoftmax.SumExp), took about 200 µs a 32k row, a third of
 // a μBench run's time on the perf fixture, where this file's graph (ONNX
 // Runtime's vectorised LogSoftmax and two ReduceMax) takes about 15. So a
 // call that scores (step.logProbs) runs a small second session on the

@@ -1,6 +1,10 @@
 package onnx
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/feather-eval/feather/harness/backends/local"
+)
 
 // This file is the scoring engine's stage 0. Stage-1 rows often share a
 // prefix without sharing their whole context: a task's instructions, a
@@ -47,22 +51,16 @@ type sharedPrefix struct {
 // tokens in all, or there are none.
 func sharePrefixes(rows []stageRow, budget int) []*sharedPrefix {
 	m := len(rows)
-	order := make([]int, m)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return slices.Compare(rows[a].tokens, rows[b].tokens) })
-	// limit[k] is how many leading tokens of row order[k] a prefix may
-	// take (stage 1 must still compute the logits its targets read);
-	// common[k] how many it shares with row order[k-1].
-	limit, common := make([]int, m), make([]int, m)
+	// common[k] is how many leading tokens row order[k] shares with row
+	// order[k-1]; limit[k] how many leading tokens of row order[k] a
+	// prefix may take (stage 1 must still compute the logits its targets
+	// read).
+	order, common := local.SortByTokens(m, func(i int) []int { return rows[i].tokens })
+	limit := make([]int, m)
 	for k, i := range order {
 		limit[k] = len(rows[i].tokens)
 		for _, t := range rows[i].targets {
 			limit[k] = min(limit[k], t.pos)
-		}
-		if k > 0 {
-			common[k] = commonPrefix(rows[order[k-1]].tokens, rows[i].tokens)
 		}
 	}
 	// best[k] is the most the rows order[k:] can save, with a run of
@@ -117,14 +115,6 @@ func sharePrefixes(rows []stageRow, budget int) []*sharedPrefix {
 		out[k] = sp
 	}
 	return out
-}
-
-func commonPrefix(a, b []int) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	return n
 }
 
 // sharePrefixes is sharePrefixes for the model's rows of one job: none

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/feather-eval/feather/harness/backends/local"
 )
 
 func TestSharePrefixes(t *testing.T) {
@@ -169,14 +171,14 @@ func TestPlansAgreeOnRandomWork(t *testing.T) {
 			ref := fixture(t, name)
 			vocab := ref.Config.Vocab
 			rng := rand.New(rand.NewPCG(7, uint64(len(name))))
-			var seqs []scoreSeq
+			var seqs []local.ScoreSeq
 			for p := 0; p < 6; p++ { // templates
 				prefix := append([]int{1}, ids(rng.IntN(14), vocab, 100+p)...)
 				for q := 0; q < 1+rng.IntN(5); q++ { // questions
 					ctx := append(slices.Clone(prefix), ids(1+rng.IntN(9), vocab, 200+10*p+q)...)
 					for c := 0; c < 1+rng.IntN(4); c++ { // choices
 						n := 1 + rng.IntN(5)
-						seqs = append(seqs, scoreSeq{tokens: append(slices.Clone(ctx), ids(n, vocab, 1000+100*p+10*q+c)...), n: n})
+						seqs = append(seqs, local.ScoreSeq{Tokens: append(slices.Clone(ctx), ids(n, vocab, 1000+100*p+10*q+c)...), N: n})
 					}
 				}
 			}
@@ -196,10 +198,10 @@ func TestPlansAgreeOnRandomWork(t *testing.T) {
 				require.NoError(t, err)
 				m.noCache = true
 				for i, s := range seqs {
-					one, err := m.scoreSeqs(context.Background(), []scoreSeq{s}, nil)
+					one, err := m.scoreSeqs(context.Background(), []local.ScoreSeq{s}, nil)
 					require.NoError(t, err)
-					assert.InDelta(t, one[0].logprob, got[i].logprob, tol, "budget %d, sequence %d", budget, i)
-					assert.Equal(t, one[0].greedy, got[i].greedy, "budget %d, sequence %d", budget, i)
+					assert.InDelta(t, one[0].LogProb, got[i].LogProb, tol, "budget %d, sequence %d", budget, i)
+					assert.Equal(t, one[0].Greedy, got[i].Greedy, "budget %d, sequence %d", budget, i)
 				}
 			}
 		})
@@ -235,22 +237,22 @@ func TestDecodeAgreesOnRandomWork(t *testing.T) {
 			m := open(t, fixture(t, name).Dir, Options{})
 			vocab := ref.Config.Vocab
 			rng := rand.New(rand.NewPCG(11, uint64(len(name))))
-			var seqs []genSeq
+			var seqs []local.GenSeq
 			for p := 0; p < 4; p++ {
 				prefix := ids(rng.IntN(16), vocab, 300+p)
 				for q := 0; q < 1+rng.IntN(4); q++ {
 					prompt := append(slices.Clone(prefix), ids(1+rng.IntN(6), vocab, 400+10*p+q)...)
-					seqs = append(seqs, genSeq{prompt: prompt, maxNew: 1 + rng.IntN(6)})
+					seqs = append(seqs, local.GenSeq{Prompt: prompt, MaxNew: 1 + rng.IntN(6)})
 				}
 			}
 			if m.spec.leftPadOK() {
 				var rows []stageRow
 				for _, s := range seqs {
-					rows = append(rows, stageRow{tokens: s.prompt, targets: []target{{pos: len(s.prompt) - 1}}})
+					rows = append(rows, stageRow{tokens: s.Prompt, targets: []target{{pos: len(s.Prompt) - 1}}})
 				}
 				assert.NotEmpty(t, sharePrefixes(rows, m.contTokens()), "the prompts exercise stage 0")
 			}
-			logits := func(seqs []genSeq) [][][]float32 {
+			logits := func(seqs []local.GenSeq) [][][]float32 {
 				out := make([][][]float32, len(seqs))
 				var mu sync.Mutex
 				_, err := m.decodeSeqs(context.Background(), seqs, func(seq int, l []float32) {
@@ -263,7 +265,7 @@ func TestDecodeAgreesOnRandomWork(t *testing.T) {
 			}
 			all := logits(seqs)
 			for i, s := range seqs {
-				one := logits([]genSeq{s})[0]
+				one := logits([]local.GenSeq{s})[0]
 				require.Len(t, all[i], len(one), "prompt %d", i)
 				for k := range one {
 					assert.LessOrEqualf(t, maxDiff(one[k], all[i][k]), tolerance, "prompt %d step %d", i, k)

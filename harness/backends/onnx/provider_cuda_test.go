@@ -36,7 +36,7 @@ func TestCUDAProvider(t *testing.T) {
 	ll, err := m.LogLikelihood(context.Background(), llCases, lm.ScoreOptions{})
 	require.NoError(t, err)
 	for i, req := range llCases {
-		ctx, cont := m.encodePair(req.Context, req.Continuation)
+		ctx, cont := encodePair(t, m, req.Context, req.Continuation)
 		want, _ := bg.ContinuationLogProb(append([]int{m.prefix}, ctx...), cont)
 		assert.InDelta(t, want, ll[i].LogProb, designedTol, "request %d", i)
 	}

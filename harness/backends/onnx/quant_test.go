@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/feather-eval/feather/harness/backends/local"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/harness/lm"
 )
@@ -99,30 +100,30 @@ func TestVariantsRun(t *testing.T) {
 			}
 
 			ctxA, ctxB := ids(9, vocab, 2), ids(4, vocab, 3)
-			seqs := []scoreSeq{
-				{tokens: append(append([]int{1}, ctxA...), ids(1, vocab, 4)...), n: 1},
-				{tokens: append(append([]int{1}, ctxA...), ids(4, vocab, 5)...), n: 4},
-				{tokens: append(append([]int{1}, ctxB...), ids(3, vocab, 6)...), n: 3},
+			seqs := []local.ScoreSeq{
+				{Tokens: append(append([]int{1}, ctxA...), ids(1, vocab, 4)...), N: 1},
+				{Tokens: append(append([]int{1}, ctxA...), ids(4, vocab, 5)...), N: 4},
+				{Tokens: append(append([]int{1}, ctxB...), ids(3, vocab, 6)...), N: 3},
 			}
 			got, err := m.scoreSeqs(context.Background(), seqs, nil)
 			require.NoError(t, err)
 			for i, s := range seqs {
-				logits := ref.Logits(s.tokens[:len(s.tokens)-1])
+				logits := ref.Logits(s.Tokens[:len(s.Tokens)-1])
 				var lp float64
-				for p := len(s.tokens) - 1 - s.n; p < len(s.tokens)-1; p++ {
-					lp += testmodel.LogSoftmax(logits[p])[s.tokens[p+1]]
+				for p := len(s.Tokens) - 1 - s.N; p < len(s.Tokens)-1; p++ {
+					lp += testmodel.LogSoftmax(logits[p])[s.Tokens[p+1]]
 				}
-				assert.InDeltaf(t, lp, got[i].logprob, c.batched*float64(s.n), "sequence %d", i)
+				assert.InDeltaf(t, lp, got[i].LogProb, c.batched*float64(s.N), "sequence %d", i)
 			}
 
 			prompt := append([]int{1}, ids(6, vocab, 7)...)
-			out, err := m.decodeSeqs(context.Background(), []genSeq{{prompt: prompt, maxNew: 8}}, nil)
+			out, err := m.decodeSeqs(context.Background(), []local.GenSeq{{Prompt: prompt, MaxNew: 8}}, nil)
 			require.NoError(t, err)
 			wantTokens := referenceGreedy(ref, prompt, 8)
 			if i := slices.Index(wantTokens, testmodel.EOSID); i >= 0 {
 				wantTokens = wantTokens[:i+1]
 			}
-			assert.Equal(t, wantTokens, out[0].tokens, "greedy tokens")
+			assert.Equal(t, wantTokens, out[0].Tokens, "greedy tokens")
 		})
 	}
 }

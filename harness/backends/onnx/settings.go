@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/feather-eval/feather/harness/backends/catalog"
+	"github.com/feather-eval/feather/harness/backends/local"
 	"github.com/feather-eval/feather/harness/backends/onnx/hub"
 	"github.com/feather-eval/feather/harness/backends/onnx/layout"
 	"github.com/feather-eval/feather/harness/lm"
@@ -122,34 +123,11 @@ func (s *Settings) ResolvedPath() string { return catalog.ResolvePath(s.dir, s.P
 // kernels may round differently and flip a greedy token). Threads,
 // sessions and device_id only change speed and placement.
 func (s *Settings) Identity() []catalog.Field {
-	path, hf, commit := "", "", ""
-	if s.Path != "" {
-		path = s.ResolvedPath()
-	}
-	if s.HF != "" {
-		hf = s.HF // as written, should the settings not have been validated
-		if ref, err := hub.ParseRef(s.HF); err == nil {
-			hf, commit = ref.String(), knownCommit(ref)
-		}
-	}
-	return []catalog.Field{
-		{Name: "chat", Value: s.Chat},
-		{Name: "path", Value: path},
-		{Name: "hf", Value: hf},
-		{Name: "commit", Value: commit},
-		{Name: "builtin", Value: s.Builtin},
-		{Name: "variant", Value: s.Variant},
-		{Name: "dtype", Value: s.DType},
-		{Name: "provider", Value: s.Provider},
-	}
-}
-
-// knownCommit is the commit ref's revision names: the revision itself
-// when it is a commit, else the one the Hugging Face cache recorded for
-// it, or "" before the first pull.
-func knownCommit(ref hub.Ref) string {
-	env, _ := hub.FromEnv(os.Getenv) // a broken environment fails the open, with its message
-	return hub.CachedCommit(env.CacheDir, ref)
+	return append(local.SourceIdentity(s.Chat, s.ResolvedPath(), s.HF),
+		catalog.Field{Name: "builtin", Value: s.Builtin},
+		catalog.Field{Name: "variant", Value: s.Variant},
+		catalog.Field{Name: "dtype", Value: s.DType},
+		catalog.Field{Name: "provider", Value: s.Provider})
 }
 
 // openHub opens the snapshot of repo (ORG/NAME[@REVISION]) in the Hugging Face cache, pulling what

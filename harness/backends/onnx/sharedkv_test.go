@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/feather-eval/feather/harness/backends/local"
 	pb "github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
 	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 )
@@ -278,11 +279,11 @@ func TestGroupedDecodingMatchesFile(t *testing.T) {
 	for _, name := range []string{"llama-gqa", "gemma3", "fp16", "merged"} {
 		t.Run(name, func(t *testing.T) {
 			fx := fixture(t, name)
-			var seqs []genSeq
+			var seqs []local.GenSeq
 			for j, n := range []int{9, 5, 7, 3} {
-				seqs = append(seqs, genSeq{prompt: ids(n, fx.Config.Vocab, 80+j), maxNew: 12})
+				seqs = append(seqs, local.GenSeq{Prompt: ids(n, fx.Config.Vocab, 80+j), MaxNew: 12})
 			}
-			decode := func(m *Model) ([]genOut, [][]float32) {
+			decode := func(m *Model) ([]local.GenOut, [][]float32) {
 				var rows [][]float32
 				out, err := m.decodeSeqs(context.Background(), seqs, func(seq int, l []float32) {
 					if seq == 0 {
@@ -299,7 +300,7 @@ func TestGroupedDecodingMatchesFile(t *testing.T) {
 			asFile(t, m)
 			want, wantRows := decode(m)
 			for i := range want {
-				assert.Equal(t, want[i].tokens, got[i].tokens, "prompt %d", i)
+				assert.Equal(t, want[i].Tokens, got[i].Tokens, "prompt %d", i)
 			}
 			require.Len(t, gotRows, len(wantRows))
 			for step := range wantRows {

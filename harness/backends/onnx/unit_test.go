@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/feather-eval/feather/harness/backends/local"
 )
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -189,65 +191,14 @@ func TestHalfToFloat(t *testing.T) {
 	assert.Equal(t, uint32(0x80000000), math.Float32bits(halfToFloat(0x8000)), "negative zero keeps its sign")
 }
 
-func TestTokenLogProb(t *testing.T) {
-	logits := []float32{1, 3, -2, 3, 0.5}
-	var z float64
-	for _, x := range logits {
-		z += math.Exp(float64(x))
-	}
-	for tok, x := range logits {
-		lp, greedy := tokenLogProb(logits, tok)
-		assert.InDelta(t, float64(x)-math.Log(z), lp, 1e-7, "token %d", tok)
-		assert.Equal(t, tok == 1, greedy, "ties go to the first maximum, as torch.argmax")
-	}
-	// A large shift changes nothing: the maximum is subtracted first.
-	shifted := []float32{1001, 1003, 998, 1003, 1000.5}
-	lp, _ := tokenLogProb(shifted, 4)
-	want, _ := tokenLogProb(logits, 4)
-	assert.InDelta(t, want, lp, 1e-9)
-	assert.Equal(t, 1, argmax(logits))
-}
-
-func TestSumExp(t *testing.T) {
-	worst := 0.0
-	for x := float32(-87); x <= 0; x += 0.0007 {
-		want := math.Exp(float64(x))
-		worst = max(worst, math.Abs(sumExp([]float32{x}, 0)-want)/want)
-	}
-	assert.Less(t, worst, 1.2e-7, "relative error of one term")
-	assert.Equal(t, 1.0, sumExp([]float32{3}, 3))
-	assert.Equal(t, 2.0, sumExp([]float32{-88, 0, float32(math.Inf(-1)), 0}, 0), "underflowing terms are dropped")
-	assert.True(t, math.IsNaN(sumExp([]float32{0, float32(math.NaN())}, 0)))
-}
-
-// TestTokenLogProbLargeVocabulary compares with a plain float64
-// log-softmax over a 150k-token row of realistic spread.
-func TestTokenLogProbLargeVocabulary(t *testing.T) {
-	logits := make([]float32, 151936)
-	x := uint32(7)
-	for i := range logits {
-		x = x*1664525 + 1013904223
-		logits[i] = float32(x>>8)/float32(1<<24)*30 - 20
-	}
-	m := float64(logits[argmax(logits)])
-	var z float64
-	for _, v := range logits {
-		z += math.Exp(float64(v) - m)
-	}
-	for _, tok := range []int{0, 1, 4242, 151935} {
-		lp, _ := tokenLogProb(logits, tok)
-		assert.InDelta(t, float64(logits[tok])-m-math.Log(z), lp, 1e-6, "token %d", tok)
-	}
-}
-
 func TestPlanRows(t *testing.T) {
-	seqs := []scoreSeq{
-		{tokens: []int{9, 1, 2, 3}, n: 1},       // 0: item A, one-token choice
-		{tokens: []int{9, 1, 2, 4, 5, 6}, n: 3}, // 1: item A, three-token choice
-		{tokens: []int{9, 7, 8}, n: 1},          // 2: alone
-		{tokens: []int{9, 1, 2, 5}, n: 1},       // 3: item A again
-		{tokens: []int{9, 5, 5}, n: 1},          // 4: item B
-		{tokens: []int{9, 5, 6}, n: 1},          // 5: item B, one-token choices only
+	seqs := []local.ScoreSeq{
+		{Tokens: []int{9, 1, 2, 3}, N: 1},       // 0: item A, one-token choice
+		{Tokens: []int{9, 1, 2, 4, 5, 6}, N: 3}, // 1: item A, three-token choice
+		{Tokens: []int{9, 7, 8}, N: 1},          // 2: alone
+		{Tokens: []int{9, 1, 2, 5}, N: 1},       // 3: item A again
+		{Tokens: []int{9, 5, 5}, N: 1},          // 4: item B
+		{Tokens: []int{9, 5, 6}, N: 1},          // 5: item B, one-token choices only
 	}
 	want := []stageRow{
 		{tokens: []int{9, 1, 2}, keepKV: true, members: []int{1}, targets: []target{
@@ -410,15 +361,15 @@ func TestGenBatches(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var seqs []genSeq
+			var seqs []local.GenSeq
 			for _, n := range tt.prompts {
-				seqs = append(seqs, genSeq{prompt: make([]int, n), maxNew: tt.maxNew})
+				seqs = append(seqs, local.GenSeq{Prompt: make([]int, n), MaxNew: tt.maxNew})
 			}
 			var got [][]int
 			for _, b := range genBatches(seqs, tt.budget, tt.leftPad) {
 				var l []int
 				for _, i := range b {
-					l = append(l, len(seqs[i].prompt))
+					l = append(l, len(seqs[i].Prompt))
 				}
 				got = append(got, l)
 			}

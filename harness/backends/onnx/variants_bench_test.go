@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/feather-eval/feather/harness/backends/local"
 	"github.com/feather-eval/feather/harness/backends/onnx/ortlib/orttest"
 	"github.com/feather-eval/feather/harness/backends/onnx/testmodel"
 	"github.com/feather-eval/feather/internal/testenv"
@@ -86,7 +87,7 @@ func BenchmarkVariants(b *testing.B) {
 
 // runVariant scores and decodes once on m and keeps each phase's time in
 // c where it is the fastest yet.
-func runVariant(b *testing.B, m *Model, seqs []scoreSeq, prompts []genSeq, c *variantCost) {
+func runVariant(b *testing.B, m *Model, seqs []local.ScoreSeq, prompts []local.GenSeq, c *variantCost) {
 	elapsed := timer()
 	if _, err := m.scoreSeqs(context.Background(), seqs, nil); err != nil {
 		b.Fatal(err)

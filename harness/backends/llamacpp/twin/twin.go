@@ -44,20 +44,12 @@ var tokenizerFiles = []string{"tokenizer.json", "tokenizer_config.json", "specia
 // model.safetensors in float32, the tokenizer files), which the onnx
 // backend runs by building the architecture's graph at load time.
 func Checkpoint(dir, arch string, s checkpoint.Shape, seed uint64, tokDir string) (*Twin, error) {
-	tok, err := tokenizer.Load(tokDir)
-	if err != nil {
-		return nil, err
-	}
-	v, err := gguf.LoadVocab(tokDir, "")
+	tok, v, bos, eos, err := loadTokenizer(tokDir)
 	if err != nil {
 		return nil, err
 	}
 	s.Vocab = tok.VocabSize()
 	ck, err := checkpoint.Random(arch, s, seed)
-	if err != nil {
-		return nil, err
-	}
-	bos, eos, err := specialIDs(tok, tokDir)
 	if err != nil {
 		return nil, err
 	}
@@ -71,17 +63,25 @@ func Checkpoint(dir, arch string, s checkpoint.Shape, seed uint64, tokDir string
 	return &Twin{ONNX: dir, Checkpoint: ck, Vocab: v}, nil
 }
 
-// specialIDs are the tokenizer's BOS (its EOS when it has none) and EOS.
-func specialIDs(tok *tokenizer.Tokenizer, tokDir string) (bos, eos int, err error) {
+// loadTokenizer reads the tokenizer of folder tokDir, as the onnx
+// backend and as GGUF store it, with its BOS (its EOS when it has none)
+// and EOS.
+func loadTokenizer(tokDir string) (tok *tokenizer.Tokenizer, v *gguf.Vocab, bos, eos int, err error) {
+	if tok, err = tokenizer.Load(tokDir); err != nil {
+		return nil, nil, 0, 0, err
+	}
+	if v, err = gguf.LoadVocab(tokDir, ""); err != nil {
+		return nil, nil, 0, 0, err
+	}
 	e, ok := tok.EOS()
 	if !ok {
-		return 0, 0, fmt.Errorf("twin: the tokenizer in %s has no EOS token", tokDir)
+		return nil, nil, 0, 0, fmt.Errorf("twin: the tokenizer in %s has no EOS token", tokDir)
 	}
 	b, ok := tok.BOS()
 	if !ok {
 		b = e
 	}
-	return b.ID, e.ID, nil
+	return tok, v, b.ID, e.ID, nil
 }
 
 // copyTokenizer copies the tokenizer files of folder from into to,
@@ -107,15 +107,7 @@ func copyTokenizer(from, to string) error {
 // tokenizer's size) as an ONNX export folder dir with the tokenizer of
 // folder tokDir, whose BOS and EOS config.json names.
 func Build(dir string, cfg testmodel.Config, tokDir string) (*Twin, error) {
-	tok, err := tokenizer.Load(tokDir)
-	if err != nil {
-		return nil, err
-	}
-	v, err := gguf.LoadVocab(tokDir, "")
-	if err != nil {
-		return nil, err
-	}
-	bos, eos, err := specialIDs(tok, tokDir)
+	tok, v, bos, eos, err := loadTokenizer(tokDir)
 	if err != nil {
 		return nil, err
 	}

@@ -198,19 +198,52 @@ func microbenchRequests(items int) []lm.LLRequest {
 // side's requests per second and their ratio (checkpoint / export).
 func BenchmarkMicrobenchThroughput(b *testing.B) {
 	ck, ex, _ := smolFolders(b)
-	ctx := context.Background()
 	reqs := microbenchRequests(16)
-	var models []*onnx.Model
-	for _, dir := range []string{ck, ex} {
-		m, err := onnx.Open(ctx, dir, onnx.Options{Chat: "no"})
+	took, cpu := scoreInTurn(b, reqs, [2]side{{ck, onnx.Options{Chat: "no"}}, {ex, onnx.Options{Chat: "no"}}})
+	n := float64(len(reqs) * b.N)
+	b.ReportMetric(n/took[0].Seconds(), "checkpoint-req/s")
+	b.ReportMetric(n/took[1].Seconds(), "export-req/s")
+	b.ReportMetric(took[1].Seconds()/took[0].Seconds(), "checkpoint/export")
+	if cpu[0] > 0 && cpu[1] > 0 {
+		b.ReportMetric(cpu[1].Seconds()/cpu[0].Seconds(), "checkpoint/export-cpu")
+	}
+}
+
+// BenchmarkFloat16Throughput scores μBench-shaped requests on the
+// checkpoint computed in float32 and with "dtype": "float16" in turn, and
+// reports their ratio (float16 / float32).
+func BenchmarkFloat16Throughput(b *testing.B) {
+	ck, _, _ := smolFolders(b)
+	took, cpu := scoreInTurn(b, microbenchRequests(16), [2]side{
+		{ck, onnx.Options{Chat: "no", DType: onnx.DTypeFloat32}},
+		{ck, onnx.Options{Chat: "no", DType: onnx.DTypeFloat16}},
+	})
+	b.ReportMetric(took[0].Seconds()/took[1].Seconds(), "float16/float32")
+	if cpu[0] > 0 && cpu[1] > 0 {
+		b.ReportMetric(cpu[0].Seconds()/cpu[1].Seconds(), "float16/float32-cpu")
+	}
+}
+
+// side is a model a throughput benchmark opens: a folder and how.
+type side struct {
+	dir string
+	opt onnx.Options
+}
+
+// scoreInTurn opens both sides' models, settled, and scores reqs on each
+// in turn every iteration: the wall and CPU time each side took.
+func scoreInTurn(b *testing.B, reqs []lm.LLRequest, sides [2]side) (took, cpu [2]time.Duration) {
+	ctx := context.Background()
+	var models [2]*onnx.Model
+	for i, s := range sides {
+		m, err := onnx.Open(ctx, s.dir, s.opt)
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer m.Close()
 		m.Settle()
-		models = append(models, m)
+		models[i] = m
 	}
-	var took, cpu [2]time.Duration
 	for b.Loop() {
 		for i, m := range models {
 			start := time.Now()
@@ -227,47 +260,5 @@ func BenchmarkMicrobenchThroughput(b *testing.B) {
 			cpu[i] += c1 - c0
 		}
 	}
-	n := float64(len(reqs) * b.N)
-	b.ReportMetric(n/took[0].Seconds(), "checkpoint-req/s")
-	b.ReportMetric(n/took[1].Seconds(), "export-req/s")
-	b.ReportMetric(took[1].Seconds()/took[0].Seconds(), "checkpoint/export")
-	if cpu[0] > 0 && cpu[1] > 0 {
-		b.ReportMetric(cpu[1].Seconds()/cpu[0].Seconds(), "checkpoint/export-cpu")
-	}
-}
-
-// BenchmarkFloat16Throughput scores μBench-shaped requests on the
-// checkpoint computed in float32 and with "dtype": "float16" in turn, and
-// reports their ratio (float16 / float32).
-func BenchmarkFloat16Throughput(b *testing.B) {
-	ck, _, _ := smolFolders(b)
-	ctx := context.Background()
-	reqs := microbenchRequests(16)
-	var models []*onnx.Model
-	for _, dtype := range []string{onnx.DTypeFloat32, onnx.DTypeFloat16} {
-		m, err := onnx.Open(ctx, ck, onnx.Options{Chat: "no", DType: dtype})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer m.Close()
-		m.Settle()
-		models = append(models, m)
-	}
-	var took, cpu [2]time.Duration
-	for b.Loop() {
-		for i, m := range models {
-			start := time.Now()
-			c0, _ := testenv.CPUTime()
-			if _, err := m.LogLikelihood(ctx, reqs, lm.ScoreOptions{}); err != nil {
-				b.Fatal(err)
-			}
-			c1, _ := testenv.CPUTime()
-			took[i] += time.Since(start)
-			cpu[i] += c1 - c0
-		}
-	}
-	b.ReportMetric(took[0].Seconds()/took[1].Seconds(), "float16/float32")
-	if cpu[0] > 0 && cpu[1] > 0 {
-		b.ReportMetric(cpu[0].Seconds()/cpu[1].Seconds(), "float16/float32-cpu")
-	}
+	return took, cpu
 }

@@ -1,12 +1,12 @@
 // Package ckpttest writes random-weight Hugging Face checkpoint folders,
 // each beside an ONNX export of the same weights, for tests and
 // benchmarks of the checkpoint path: the weights are checkpoint.Random's
-// (Hugging Face's names, shapes and layout, with a transposition rule of
-// its own) or, for a family it does not draw (gemma3_text), the
-// decoder's, saved as transformers' save_pretrained saves them (a dtype,
-// shards with an index); the export is decoder.Graph over the very values
-// the checkpoint holds (rounded to its dtype), so the two must compute
-// the same. Both folders get the same config.json,
+// (Hugging Face's names, shapes and layout) or, for a family it does not
+// draw (gemma3_text), the decoder's laid out the same way
+// (checkpoint.FromWeights), saved as transformers' save_pretrained saves
+// them (a dtype, shards with an index); the export is decoder.Graph over
+// the very values the checkpoint holds (rounded to its dtype), so the two
+// must compute the same. Both folders get the same config.json,
 // generation_config.json and a corpustok tokenizer of the model's
 // vocabulary. Only tests import this package.
 package ckpttest
@@ -21,7 +21,6 @@ import (
 	"github.com/feather-eval/feather/harness/backends/checkpoint"
 	"github.com/feather-eval/feather/harness/backends/onnx/corpustok"
 	"github.com/feather-eval/feather/harness/backends/onnx/decoder"
-	"github.com/feather-eval/feather/harness/backends/onnx/seeded"
 )
 
 // Fixture is a random checkpoint: its family, shape and seed, and how it
@@ -82,8 +81,8 @@ func archOf(mt string) (decoder.Arch, error) {
 
 // fromDecoder is a checkpoint of a family checkpoint.Random does not
 // draw: the decoder's own weights for the shape, as Hugging Face lays
-// them out (its torch Linear weights transposed), with the config.json
-// the decoder writes. A gemma3_text alternates sliding-window and global
+// them out (checkpoint.FromWeights: its torch Linear weights transposed),
+// with the config.json the decoder writes. A gemma3_text alternates sliding-window and global
 // layers, with a window short enough for the tests' texts to pass it.
 func (f Fixture) fromDecoder() (*checkpoint.Checkpoint, error) {
 	arch, err := archOf(f.Arch)
@@ -100,51 +99,7 @@ func (f Fixture) fromDecoder() (*checkpoint.Checkpoint, error) {
 			c.SlidingLayers = append(c.SlidingLayers, i%2 == 0)
 		}
 	}
-	ck := &checkpoint.Checkpoint{Config: decoder.Folder{EOSIDs: []int{corpustok.EOSID}}.ConfigJSON(arch, c), Tensors: map[string]*checkpoint.Tensor{}}
-	for name, t := range decoder.Weights(arch, c) {
-		shape, data := slices.Clone(t.Shape), t.Data
-		if len(shape) == 2 && arch.TorchLinear(name) {
-			data = transpose(data, shape[0], shape[1])
-			shape[0], shape[1] = shape[1], shape[0]
-		}
-		tt, err := checkpoint.NewTensor(name, shape, data)
-		if err != nil {
-			return nil, err
-		}
-		ck.Add(tt)
-	}
-	return ck, nil
-}
-
-// transpose is a [rows, cols] matrix as [cols, rows].
-func transpose(data []float32, rows, cols int) []float32 {
-	out := make([]float32, len(data))
-	for r := range rows {
-		for c := range cols {
-			out[c*rows+r] = data[r*cols+c]
-		}
-	}
-	return out
-}
-
-// decoderWeights is ck in the decoder's layout: checkpoint's own
-// transposition for the families it knows, which the checkpoint path's
-// rule (the decoder's TorchLinear) is then checked against, else the
-// decoder's.
-func decoderWeights(arch decoder.Arch, ck *checkpoint.Checkpoint) (map[string]*seeded.Tensor, error) {
-	if slices.Contains(checkpoint.Archs, arch.ModelType()) {
-		return ck.DecoderWeights()
-	}
-	w := map[string]*seeded.Tensor{}
-	for name, t := range ck.Tensors {
-		shape, data := slices.Clone(t.Shape), t.Data
-		if len(shape) == 2 && arch.TorchLinear(name) {
-			data = transpose(data, shape[0], shape[1])
-			shape[0], shape[1] = shape[1], shape[0]
-		}
-		w[name] = &seeded.Tensor{Shape: shape, Data: data}
-	}
-	return w, nil
+	return checkpoint.FromWeights(arch, decoder.Folder{EOSIDs: []int{corpustok.EOSID}}.ConfigJSON(arch, c), decoder.Weights(arch, c)), nil
 }
 
 // Write writes the checkpoint folder into dir (created if absent) and
@@ -169,11 +124,7 @@ func WriteExport(dir string, ck *checkpoint.Checkpoint, half bool) error {
 	if err != nil {
 		return err
 	}
-	w, err := decoderWeights(arch, ck)
-	if err != nil {
-		return err
-	}
-	m := decoder.Graph(arch, c, w, decoder.Export{Past: true, PositionIDs: true, Half: half})
+	m := decoder.Graph(arch, c, ck.WeightsIn(arch), decoder.Export{Past: true, PositionIDs: true, Half: half})
 	data := m.SplitExternal("model.onnx_data", 1024)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
