@@ -120,7 +120,7 @@ func diffs(a [][]float32, b [][]float64) []float64 {
 	out := make([]float64, len(a))
 	for p := range a {
 		x := testmodel.LogSoftmax(a[p])
-		y := logSoftmax64(b[p])
+		y := testmodel.LogSoftmax(b[p])
 		for i := range x {
 			out[p] = math.Max(out[p], math.Abs(x[i]-y[i]))
 		}
@@ -134,7 +134,7 @@ func meanDiff(a [][]float32, b [][]float64) float64 {
 	var n int
 	for p := range a {
 		x := testmodel.LogSoftmax(a[p])
-		y := logSoftmax64(b[p])
+		y := testmodel.LogSoftmax(b[p])
 		for i := range x {
 			sum += math.Abs(x[i] - y[i])
 			n++
@@ -150,23 +150,6 @@ func median(d []float64) float64 {
 	s := slices.Clone(d)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-func logSoftmax64(x []float64) []float64 {
-	mx := math.Inf(-1)
-	for _, v := range x {
-		mx = math.Max(mx, v)
-	}
-	var s float64
-	for _, v := range x {
-		s += math.Exp(v - mx)
-	}
-	lse := mx + math.Log(s)
-	out := make([]float64, len(x))
-	for i, v := range x {
-		out[i] = v - lse
-	}
-	return out
 }
 
 func widen(rows [][]float32) [][]float64 {

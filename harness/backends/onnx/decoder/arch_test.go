@@ -93,29 +93,12 @@ func maxLogProbDiff(t *testing.T, got [][]float32, want [][]float64) float64 {
 	require.Len(t, got, len(want))
 	var worst float64
 	for p := range want {
-		g, w := testmodel.LogSoftmax(got[p]), logSoftmax64(want[p])
+		g, w := testmodel.LogSoftmax(got[p]), testmodel.LogSoftmax(want[p])
 		for i := range g {
 			worst = math.Max(worst, math.Abs(g[i]-w[i]))
 		}
 	}
 	return worst
-}
-
-func logSoftmax64(x []float64) []float64 {
-	mx := math.Inf(-1)
-	for _, v := range x {
-		mx = math.Max(mx, v)
-	}
-	var s float64
-	for _, v := range x {
-		s += math.Exp(v - mx)
-	}
-	lse := mx + math.Log(s)
-	out := make([]float64, len(x))
-	for i, v := range x {
-		out[i] = v - lse
-	}
-	return out
 }
 
 // Every family's graph, in every form a backend runs (a cache filled by a
@@ -211,7 +194,7 @@ func TestEveryOptionMatters(t *testing.T) {
 			other := (&testmodel.Reference{Arch: tc.arch, Config: c, Weights: ref.Weights}).Logits(ids)
 			var d float64
 			for p := range want {
-				a, b := logSoftmax64(want[p]), logSoftmax64(other[p])
+				a, b := testmodel.LogSoftmax(want[p]), testmodel.LogSoftmax(other[p])
 				for i := range a {
 					d = math.Max(d, math.Abs(a[i]-b[i]))
 				}

@@ -52,22 +52,9 @@ func (gemma3) Params(c Config, add func(name string, init seeded.Init, shape ...
 }
 
 func (a gemma3) ConfigFields(c Config, cfg map[string]any) {
-	cfg["architectures"] = []string{a.class}
-	cfg["model_type"] = a.modelType
-	cfg["hidden_size"] = c.Hidden
-	cfg["intermediate_size"] = c.Intermediate
-	cfg["num_hidden_layers"] = c.Layers
-	cfg["num_attention_heads"] = c.Heads
-	cfg["num_key_value_heads"] = c.KVHeads
-	cfg["head_dim"] = c.HeadDim
+	llamaLikeFields(c, cfg, a.class, a.modelType)
 	cfg["hidden_activation"] = c.act(a)
-	cfg["max_position_embeddings"] = c.MaxPositions
-	cfg["rms_norm_eps"] = c.NormEps
-	cfg["rope_theta"] = c.RopeTheta
 	cfg["rope_local_base_freq"] = c.localTheta()
-	cfg["rope_scaling"] = c.RopeScaling.json()
-	cfg["attention_bias"] = c.AttentionBias
-	cfg["attention_dropout"] = 0.0
 	cfg["query_pre_attn_scalar"] = c.preAttnScalar()
 	cfg["sliding_window"] = c.SlidingWindow
 	types := make([]string, c.Layers)

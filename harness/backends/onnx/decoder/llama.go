@@ -81,22 +81,28 @@ func (f llamaFamily) Params(c Config, add func(name string, init seeded.Init, sh
 }
 
 func (f llamaFamily) ConfigFields(c Config, cfg map[string]any) {
-	cfg["architectures"] = []string{f.class}
-	cfg["model_type"] = f.modelType
+	llamaLikeFields(c, cfg, f.class, f.modelType)
+	cfg["hidden_act"] = c.act(f)
+	cfg["mlp_bias"] = c.MLPBias
+}
+
+// llamaLikeFields are the config.json fields the Llama-style families
+// (Llama, Qwen, Gemma) name alike.
+func llamaLikeFields(c Config, cfg map[string]any, class, modelType string) {
+	cfg["architectures"] = []string{class}
+	cfg["model_type"] = modelType
 	cfg["hidden_size"] = c.Hidden
 	cfg["intermediate_size"] = c.Intermediate
 	cfg["num_hidden_layers"] = c.Layers
 	cfg["num_attention_heads"] = c.Heads
 	cfg["num_key_value_heads"] = c.KVHeads
 	cfg["head_dim"] = c.HeadDim
-	cfg["hidden_act"] = c.act(f)
 	cfg["max_position_embeddings"] = c.MaxPositions
 	cfg["rms_norm_eps"] = c.NormEps
 	cfg["rope_theta"] = c.RopeTheta
 	cfg["rope_scaling"] = c.RopeScaling.json()
 	cfg["attention_bias"] = c.AttentionBias
 	cfg["attention_dropout"] = 0.0
-	cfg["mlp_bias"] = c.MLPBias
 }
 
 func (f llamaFamily) Forward(p *Pass, ids, pos string) (string, []string) {

@@ -44,7 +44,7 @@ func (m *Model) LogitsInCalls(ids []int, calls ...int) [][]float32 {
 }
 
 // LogSoftmax turns a row of logits into log-probabilities (float64).
-func LogSoftmax(logits []float32) []float64 {
+func LogSoftmax[F float32 | float64](logits []F) []float64 {
 	mx := math.Inf(-1)
 	for _, v := range logits {
 		mx = math.Max(mx, float64(v))
