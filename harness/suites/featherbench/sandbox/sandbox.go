@@ -123,7 +123,8 @@ type Limits struct {
 	// user: the namespaced modes give every run a fresh user namespace, so
 	// there it is per run; in mode none it counts every process of the
 	// program's user (nobody when the harness runs as root, else the
-	// harness's own user).
+	// harness's own user) on the machine, bubblewrap runs' pid 1s among
+	// them until the machine's init reaps them.
 	Processes int
 	// FileSize is the largest file the program may write, in bytes
 	// (RLIMIT_FSIZE; past it SIGXFSZ, which Python ignores and turns into

@@ -57,6 +57,20 @@ func allModes(t *testing.T) []Mode {
 	return append(isolatedModes(t), None)
 }
 
+// forkLimits are the default limits with, in mode none, room for far more
+// processes, for tests about something other than that limit. In mode
+// none RLIMIT_NPROC counts every process of the program's user (nobody,
+// as root) on the machine: other packages' sandboxed runs going on in
+// parallel, and bubblewrap's pid 1s, which linger as zombies until the
+// machine's init reaps them (seconds, in some containers). At 64 a test's
+// own sh could then fail to fork.
+func forkLimits(m Mode) Limits {
+	if m == None {
+		return Limits{Processes: 1 << 14}
+	}
+	return Limits{}
+}
+
 func allowUnisolatedFor(t *testing.T) {
 	t.Helper()
 	AllowUnisolated(true)
@@ -164,7 +178,7 @@ func TestRun(t *testing.T) {
 	for _, m := range allModes(t) {
 		for _, tt := range tests {
 			t.Run(string(m)+"/"+tt.name, func(t *testing.T) {
-				res, err := runMode(context.Background(), m, "", tt.files, finishTimeout, Limits{}, "sh", []string{"-c", tt.script})
+				res, err := runMode(context.Background(), m, "", tt.files, finishTimeout, forkLimits(m), "sh", []string{"-c", tt.script})
 				require.NoError(t, err)
 				assert.Equal(t, tt.code, res.ExitCode)
 				assert.Equal(t, tt.signal, res.Signal)
@@ -198,7 +212,7 @@ func TestRunRefusesUnisolatedWithoutTheOptOut(t *testing.T) {
 	require.EqualError(t, err, "sandbox: refusing to run model-written code unisolated (bwrap: bubblewrap (bwrap) is not installed; netns: operation not permitted): install bubblewrap (apt-get install bubblewrap, or make browser-deps), or, to run it with resource limits only, opt out explicitly: -fb.allow-unisolated (FEATHER_FB_ALLOW_UNISOLATED=true) for go test, --allow-unisolated for feather check")
 
 	allowUnisolatedFor(t)
-	res, err := runMode(context.Background(), None, "", nil, finishTimeout, Limits{}, "sh", []string{"-c", "echo ran"})
+	res, err := runMode(context.Background(), None, "", nil, finishTimeout, forkLimits(None), "sh", []string{"-c", "echo ran"})
 	require.NoError(t, err)
 	assert.Equal(t, "ran\n", res.Output)
 	assert.Equal(t, "none (unisolated, opted out)", res.Isolation)
@@ -210,7 +224,7 @@ func TestRunDropsRootToNobody(t *testing.T) {
 	}
 	for _, m := range allModes(t) {
 		t.Run(string(m), func(t *testing.T) {
-			res, err := runMode(context.Background(), m, "", nil, finishTimeout, Limits{}, "sh", []string{"-c", "id -u; id -g; id -G"})
+			res, err := runMode(context.Background(), m, "", nil, finishTimeout, forkLimits(m), "sh", []string{"-c", "id -u; id -g; id -G"})
 			require.NoError(t, err)
 			assert.Equal(t, "65534\n65534\n65534\n", res.Output)
 		})
@@ -221,7 +235,7 @@ func TestRunRemovesItsDirectory(t *testing.T) {
 	tmp := searchableTempDir(t)
 	t.Setenv("TMPDIR", tmp)
 	for _, m := range allModes(t) {
-		res, err := runMode(context.Background(), m, "", Files{"x": ""}, finishTimeout, Limits{}, "sh", []string{"-c", "mkdir d && chmod 0 d && echo ok"})
+		res, err := runMode(context.Background(), m, "", Files{"x": ""}, finishTimeout, forkLimits(m), "sh", []string{"-c", "mkdir d && chmod 0 d && echo ok"})
 		require.NoError(t, err)
 		assert.Equal(t, "ok\n", res.Output, m)
 	}
@@ -236,7 +250,7 @@ func TestRunKillsTheWholeTreeAtTheTimeout(t *testing.T) {
 			// The program starts a grandchild that would sleep past the
 			// deadline and then sleeps itself.
 			mark := marker()
-			res, err := runMode(context.Background(), m, "", nil, killTimeout, Limits{}, "sh", []string{"-c", "readlink /proc/self/ns/pid; sleep " + mark + " & sleep 30"})
+			res, err := runMode(context.Background(), m, "", nil, killTimeout, forkLimits(m), "sh", []string{"-c", "readlink /proc/self/ns/pid; sleep " + mark + " & sleep 30"})
 			require.NoError(t, err)
 			assert.True(t, res.TimedOut)
 			assert.Equal(t, -1, res.ExitCode)
@@ -250,7 +264,7 @@ func TestRunKillsChildrenLeftBehind(t *testing.T) {
 	for _, m := range allModes(t) {
 		t.Run(string(m), func(t *testing.T) {
 			mark := marker()
-			res, err := runMode(context.Background(), m, "", nil, finishTimeout, Limits{}, "sh", []string{"-c", "readlink /proc/self/ns/pid; sleep " + mark + " &"})
+			res, err := runMode(context.Background(), m, "", nil, finishTimeout, forkLimits(m), "sh", []string{"-c", "readlink /proc/self/ns/pid; sleep " + mark + " &"})
 			require.NoError(t, err)
 			assert.False(t, res.TimedOut, "the background child, sleeping past the deadline, must not hold the run open")
 			assert.Equal(t, 0, res.ExitCode)
@@ -288,7 +302,7 @@ func TestRunCancelled(t *testing.T) {
 			mark := marker()
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(time.Second, cancel) // on an idle machine, after the program printed its namespace
-			res, err := runMode(ctx, m, "", nil, finishTimeout, Limits{}, "sh", []string{"-c", "readlink /proc/self/ns/pid; sleep " + mark + " & sleep 30"})
+			res, err := runMode(ctx, m, "", nil, finishTimeout, forkLimits(m), "sh", []string{"-c", "readlink /proc/self/ns/pid; sleep " + mark + " & sleep 30"})
 			require.ErrorIs(t, err, context.Canceled)
 			assert.False(t, res.TimedOut)
 			assert.Empty(t, survivors(mark, namespaceIfPrinted(t, m, res.Output)))
