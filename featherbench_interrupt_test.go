@@ -130,7 +130,41 @@ func fbFileWithoutTimings(t *testing.T, runDir, pattern string) string {
 	s := regexp.MustCompile(`\d{8}T\d{6}Z`).ReplaceAllString(string(data), "STAMP")
 	s = regexp.MustCompile(`"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"`).ReplaceAllString(s, `"TIME"`)
 	s = regexp.MustCompile(`\b\d+\.\d{5,}(e-\d+)?\b`).ReplaceAllString(s, "SECONDS")
-	return regexp.MustCompile(`\d+\.\d+ ?s\b`).ReplaceAllString(s, "Ns")
+	s = regexp.MustCompile(`\d+\.\d+ ?s\b`).ReplaceAllString(s, "Ns")
+	return withoutTimingColumns(s)
+}
+
+// withoutTimingColumns blanks the cells under a Markdown table's
+// "median latency (s)" and "median wall (s)" headers (seconds with two
+// decimals and no unit), which depend on how fast the machine answered.
+func withoutTimingColumns(s string) string {
+	lines := strings.Split(s, "\n")
+	var timed []int // the timing columns of the table being read
+	for i, line := range lines {
+		if !strings.HasPrefix(line, "|") {
+			timed = nil
+			continue
+		}
+		cells := strings.Split(line, "|")
+		if timed == nil {
+			for c, cell := range cells {
+				if h := strings.TrimSpace(cell); h == "median latency (s)" || h == "median wall (s)" {
+					timed = append(timed, c)
+				}
+			}
+			if timed == nil {
+				timed = []int{} // a table without timings: read its rows as they are
+			}
+			continue
+		}
+		for _, c := range timed {
+			if c < len(cells) && !strings.HasPrefix(strings.TrimSpace(cells[c]), "-") {
+				cells[c] = " N "
+			}
+		}
+		lines[i] = strings.Join(cells, "|")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // TestFBInterruptAndResume is Ctrl-C in the middle of a real `go test`
