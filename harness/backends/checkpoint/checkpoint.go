@@ -27,6 +27,14 @@ const (
 // Archs lists the families, in the order errors name them.
 var Archs = []string{Llama, Qwen2, Qwen3, GPT2, GPTNeoX}
 
+// Gemma3 is Gemma 3's text model, which Hparams reads (for the GGUF
+// converter) but Random does not draw: its checkpoints come from the
+// decoder's weights through FromWeights.
+const Gemma3 = "gemma3_text"
+
+// Converted lists the families Hparams reads.
+var Converted = append(slices.Clone(Archs), Gemma3)
+
 // Tensor is one weight: row-major float32 values of the given shape.
 type Tensor struct {
 	Name  string
@@ -79,7 +87,7 @@ func (c *Checkpoint) Add(t *Tensor) { c.Tensors[t.Name] = t }
 func (c *Checkpoint) ModelType() (string, error) {
 	s, ok := c.Config["model_type"].(string)
 	if !ok || s == "" {
-		return "", fmt.Errorf("config.json: model_type: want one of %s, got %v", strings.Join(Archs, ", "), c.Config["model_type"])
+		return "", fmt.Errorf("config.json: model_type: want one of %s, got %v", strings.Join(Converted, ", "), c.Config["model_type"])
 	}
 	return s, nil
 }

@@ -302,8 +302,8 @@ func TestHparamsErrors(t *testing.T) {
 		cfg  string
 		want string
 	}{
-		{`{}`, "config.json: model_type: want one of llama, qwen2, qwen3, gpt2, gpt_neox, got <nil>"},
-		{`{"model_type": "mamba"}`, `config.json: model_type "mamba" is not a family this converter knows; known: llama, qwen2, qwen3, gpt2, gpt_neox`},
+		{`{}`, "config.json: model_type: want one of llama, qwen2, qwen3, gpt2, gpt_neox, gemma3_text, got <nil>"},
+		{`{"model_type": "mamba"}`, `config.json: model_type "mamba" is not a family this converter knows; known: llama, qwen2, qwen3, gpt2, gpt_neox, gemma3_text`},
 		{`{"model_type": "llama", "hidden_size": 64.5}`, "config.json: hidden_size: want an integer, got 64.5"},
 		{`{"model_type": "llama", "hidden_size": "64"}`, "config.json: hidden_size: want an integer, got 64"},
 		{`{"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 0}`, "config.json: n_layer: want a positive integer, got 0"},

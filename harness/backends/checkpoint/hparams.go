@@ -30,6 +30,15 @@ type Hparams struct {
 	// biases.
 	AttentionBias bool
 	HiddenAct     string
+	// Gemma 3: which layers attend to a sliding window of SlidingWindow
+	// positions (including their own), those layers' RoPE base, the
+	// attention scale's query_pre_attn_scalar, and the linear RoPE
+	// scaling factor of the other layers (0 for none).
+	SlidingLayers      []bool
+	SlidingWindow      int
+	LocalRopeTheta     float64
+	QueryPreAttnScalar float64
+	LinearRopeFactor   float64
 }
 
 // Hparams reads config.json's shape and options for its model_type, as
@@ -42,15 +51,19 @@ func (c *Checkpoint) Hparams() (Hparams, error) {
 	if err != nil {
 		return Hparams{}, err
 	}
-	if !slices.Contains(Archs, mt) {
-		return Hparams{}, fmt.Errorf("config.json: model_type %q is not a family this converter knows; known: %s", mt, strings.Join(Archs, ", "))
+	if !slices.Contains(Converted, mt) {
+		return Hparams{}, fmt.Errorf("config.json: model_type %q is not a family this converter knows; known: %s", mt, strings.Join(Converted, ", "))
 	}
-	if v, ok := c.Config["rope_scaling"]; ok && v != nil {
+	if v, ok := c.Config["rope_scaling"]; ok && v != nil && mt != Gemma3 {
 		return Hparams{}, fmt.Errorf("config.json: rope_scaling: want null: scaled RoPE is not converted, got %v", v)
 	}
 	_, dc, err := decoder.FromConfig(c.Config)
 	if err != nil {
 		return Hparams{}, err
+	}
+	linear := 0.0
+	if mt == Gemma3 && dc.RopeScaling != nil && dc.RopeScaling.Type == "linear" {
+		linear, dc.RopeScaling = dc.RopeScaling.Factor, nil // Gemma 3's global layers (4B and up)
 	}
 	switch {
 	case dc.RopeScaling != nil:
@@ -72,5 +85,9 @@ func (c *Checkpoint) Hparams() (Hparams, error) {
 		}
 	}
 	h.ExplicitHeadDim = c.Config["head_dim"] != nil
+	if mt == Gemma3 {
+		h.SlidingLayers, h.SlidingWindow, h.LinearRopeFactor = dc.SlidingLayers, dc.SlidingWindow, linear
+		h.LocalRopeTheta, h.QueryPreAttnScalar = dc.LocalRopeTheta, dc.QueryPreAttnScalar
+	}
 	return h, nil
 }

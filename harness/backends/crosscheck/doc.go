@@ -6,5 +6,6 @@
 // two engines' log-probabilities. llama.cpp implements these
 // architectures independently of this repository, so agreement shows the
 // graphs compute each architecture's own maths: rotary layout, partial
-// rotary, parallel residual, norms, biases and tying.
+// rotary, parallel residual, norms, biases and tying, and Gemma 3's
+// sandwich norms, sliding-window layers and scaled RoPE.
 package crosscheck

@@ -45,7 +45,7 @@ type arch struct {
 var archs = map[string]*arch{}
 
 // FromCheckpoint converts c as llama.cpp's convert_hf_to_gguf.py does for
-// its family (llama, qwen2, qwen3, gpt2, gpt_neox), with vocabulary v
+// its family (llama, qwen2, qwen3, gpt2, gpt_neox, gemma3_text), with vocabulary v
 // (padded to the model's vocabulary size with unused tokens), storing the
 // weights as ft asks: 1-D tensors, norms, biases and GPT-2's position
 // embeddings stay F32, and a Q8_0 matrix whose rows are not whole blocks
