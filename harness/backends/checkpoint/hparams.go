@@ -30,16 +30,21 @@ type Hparams struct {
 	// biases.
 	AttentionBias bool
 	HiddenAct     string
+	// RopeScaling is scaled RoPE as converters carry it over: llama3 or
+	// linear for llama, linear for Gemma 3's global layers; nil for none.
+	RopeScaling *decoder.RopeScaling
 	// Gemma 3: which layers attend to a sliding window of SlidingWindow
-	// positions (including their own), those layers' RoPE base, the
-	// attention scale's query_pre_attn_scalar, and the linear RoPE
-	// scaling factor of the other layers (0 for none).
+	// positions (including their own), those layers' RoPE base, and the
+	// attention scale's query_pre_attn_scalar.
 	SlidingLayers      []bool
 	SlidingWindow      int
 	LocalRopeTheta     float64
 	QueryPreAttnScalar float64
-	LinearRopeFactor   float64
 }
+
+// convertedScaling lists, per family, the RoPE scaling types a converter
+// carries over.
+var convertedScaling = map[string][]string{Llama: {"llama3", "linear"}, Gemma3: {"linear"}}
 
 // Hparams reads config.json's shape and options for its model_type, as
 // the ONNX decoder reads them (decoder.FromConfig), and refuses what a
@@ -54,16 +59,16 @@ func (c *Checkpoint) Hparams() (Hparams, error) {
 	if !slices.Contains(Converted, mt) {
 		return Hparams{}, fmt.Errorf("config.json: model_type %q is not a family this converter knows; known: %s", mt, strings.Join(Converted, ", "))
 	}
-	if v, ok := c.Config["rope_scaling"]; ok && v != nil && mt != Gemma3 {
-		return Hparams{}, fmt.Errorf("config.json: rope_scaling: want null: scaled RoPE is not converted, got %v", v)
+	if v, ok := c.Config["rope_scaling"]; ok && v != nil && convertedScaling[mt] == nil {
+		return Hparams{}, fmt.Errorf("config.json: rope_scaling: want null: scaled RoPE is not converted for %s, got %v", mt, v)
 	}
 	_, dc, err := decoder.FromConfig(c.Config)
 	if err != nil {
 		return Hparams{}, err
 	}
-	linear := 0.0
-	if mt == Gemma3 && dc.RopeScaling != nil && dc.RopeScaling.Type == "linear" {
-		linear, dc.RopeScaling = dc.RopeScaling.Factor, nil // Gemma 3's global layers (4B and up)
+	var scaling *decoder.RopeScaling
+	if dc.RopeScaling != nil && slices.Contains(convertedScaling[mt], dc.RopeScaling.Type) {
+		scaling, dc.RopeScaling = dc.RopeScaling, nil
 	}
 	switch {
 	case dc.RopeScaling != nil:
@@ -85,8 +90,9 @@ func (c *Checkpoint) Hparams() (Hparams, error) {
 		}
 	}
 	h.ExplicitHeadDim = c.Config["head_dim"] != nil
+	h.RopeScaling = scaling
 	if mt == Gemma3 {
-		h.SlidingLayers, h.SlidingWindow, h.LinearRopeFactor = dc.SlidingLayers, dc.SlidingWindow, linear
+		h.SlidingLayers, h.SlidingWindow = dc.SlidingLayers, dc.SlidingWindow
 		h.LocalRopeTheta, h.QueryPreAttnScalar = dc.LocalRopeTheta, dc.QueryPreAttnScalar
 	}
 	return h, nil

@@ -233,23 +233,31 @@ func TestONNXDecoderAgreesWithLlamaCpp(t *testing.T) {
 		// config, when set, is config.json for a family Random does not
 		// draw (Gemma 3), whose weights the decoder draws.
 		config map[string]any
+		// rope, when set, is the Random checkpoint's rope_scaling.
+		rope map[string]any
 		// want bounds |graph − llama.cpp|.
 		want float64
 	}{
-		{"llama/untied/gqa", checkpoint.Llama, checkpoint.Shape{KVHeads: 2}, nil, exact},
-		{"llama/tied/head_dim", checkpoint.Llama, checkpoint.Shape{TiedEmbeddings: true, HeadDim: 32, KVHeads: 1}, nil, exact},
-		{"qwen2/tied/gqa", checkpoint.Qwen2, checkpoint.Shape{TiedEmbeddings: true, KVHeads: 2, RopeTheta: 1e6, NormEps: 1e-6}, nil, exact},
-		{"qwen2/untied", checkpoint.Qwen2, checkpoint.Shape{}, nil, exact},
-		{"qwen3/tied/gqa/head_dim", checkpoint.Qwen3, checkpoint.Shape{TiedEmbeddings: true, KVHeads: 2, HeadDim: 32, RopeTheta: 1e6, NormEps: 1e-6}, nil, exact},
-		{"qwen3/untied", checkpoint.Qwen3, checkpoint.Shape{}, nil, exact},
-		{"gpt2/tied/gelu_new", checkpoint.GPT2, checkpoint.Shape{TiedEmbeddings: true}, nil, gelu},
-		{"gpt2/untied/gelu", checkpoint.GPT2, checkpoint.Shape{HiddenAct: "gelu"}, nil, gelu},
-		{"gpt_neox/untied/parallel", checkpoint.GPTNeoX, checkpoint.Shape{}, nil, gelu},
-		{"gpt_neox/tied/sequential/rotary_pct", checkpoint.GPTNeoX, checkpoint.Shape{TiedEmbeddings: true, SequentialResidual: true, RotaryPct: 0.5}, nil, gelu},
+		{"llama/untied/gqa", checkpoint.Llama, checkpoint.Shape{KVHeads: 2}, nil, nil, exact},
+		{"llama/tied/head_dim", checkpoint.Llama, checkpoint.Shape{TiedEmbeddings: true, HeadDim: 32, KVHeads: 1}, nil, nil, exact},
+		{"qwen2/tied/gqa", checkpoint.Qwen2, checkpoint.Shape{TiedEmbeddings: true, KVHeads: 2, RopeTheta: 1e6, NormEps: 1e-6}, nil, nil, exact},
+		{"qwen2/untied", checkpoint.Qwen2, checkpoint.Shape{}, nil, nil, exact},
+		{"qwen3/tied/gqa/head_dim", checkpoint.Qwen3, checkpoint.Shape{TiedEmbeddings: true, KVHeads: 2, HeadDim: 32, RopeTheta: 1e6, NormEps: 1e-6}, nil, nil, exact},
+		{"qwen3/untied", checkpoint.Qwen3, checkpoint.Shape{}, nil, nil, exact},
+		{"gpt2/tied/gelu_new", checkpoint.GPT2, checkpoint.Shape{TiedEmbeddings: true}, nil, nil, gelu},
+		{"gpt2/untied/gelu", checkpoint.GPT2, checkpoint.Shape{HiddenAct: "gelu"}, nil, nil, gelu},
+		{"gpt_neox/untied/parallel", checkpoint.GPTNeoX, checkpoint.Shape{}, nil, nil, gelu},
+		{"gpt_neox/tied/sequential/rotary_pct", checkpoint.GPTNeoX, checkpoint.Shape{TiedEmbeddings: true, SequentialResidual: true, RotaryPct: 0.5}, nil, nil, gelu},
 		// Six layers: five slide over an 8-token window, shorter than the
 		// text, and the sixth attends globally.
-		{"gemma3_text/tied/gqa/sliding", checkpoint.Gemma3, checkpoint.Shape{}, gemma3Config(16, 2, true, nil), geluDeep},
-		{"gemma3_text/untied/head_dim/linear_rope", checkpoint.Gemma3, checkpoint.Shape{}, gemma3Config(32, 1, false, map[string]any{"rope_type": "linear", "factor": 8.0}), geluDeep},
+		{"gemma3_text/tied/gqa/sliding", checkpoint.Gemma3, checkpoint.Shape{}, gemma3Config(16, 2, true, nil), nil, geluDeep},
+		{"gemma3_text/untied/head_dim/linear_rope", checkpoint.Gemma3, checkpoint.Shape{}, gemma3Config(32, 1, false, map[string]any{"rope_type": "linear", "factor": 8.0}), nil, geluDeep},
+		// llama3 scaling over an original context of 64 positions, so that
+		// of the head's 8 frequency pairs 1 keeps its frequency, 2 are
+		// blended and 5 are divided by the factor; linear scaling.
+		{"llama/llama3_rope", checkpoint.Llama, checkpoint.Shape{KVHeads: 2}, nil, map[string]any{"rope_type": "llama3", "factor": 8.0,
+			"low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 64}, exact},
+		{"llama/linear_rope", checkpoint.Llama, checkpoint.Shape{KVHeads: 2}, nil, map[string]any{"rope_type": "linear", "factor": 4.0}, exact},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -265,6 +273,9 @@ func TestONNXDecoderAgreesWithLlamaCpp(t *testing.T) {
 				var err error
 				ck, err = checkpoint.Random(tt.arch, s, uint64(100+i))
 				require.NoError(t, err)
+				if tt.rope != nil {
+					ck.Config["rope_scaling"] = tt.rope
+				}
 			}
 
 			b, err := gguf.FromCheckpoint(ck, vocab, gguf.AllF32)

@@ -6,6 +6,6 @@
 // two engines' log-probabilities. llama.cpp implements these
 // architectures independently of this repository, so agreement shows the
 // graphs compute each architecture's own maths: rotary layout, partial
-// rotary, parallel residual, norms, biases and tying, and Gemma 3's
-// sandwich norms, sliding-window layers and scaled RoPE.
+// rotary, parallel residual, norms, biases and tying, llama3 and linear
+// RoPE scaling, and Gemma 3's sandwich norms and sliding-window layers.
 package crosscheck

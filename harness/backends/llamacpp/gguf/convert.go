@@ -40,6 +40,9 @@ type arch struct {
 	check func(h checkpoint.Hparams) error
 	// hparams sets the <arch>.* keys.
 	hparams func(h checkpoint.Hparams, b *Builder, key func(string) string)
+	// extra returns tensors the converter computes from the configuration
+	// (llama3's RoPE factors); nil for none.
+	extra func(h checkpoint.Hparams) []*checkpoint.Tensor
 }
 
 var archs = map[string]*arch{}
@@ -71,6 +74,9 @@ func FromCheckpoint(c *checkpoint.Checkpoint, v *Vocab, ft FileType) (*Builder, 
 	tensors, err := a.convert(c, h)
 	if err != nil {
 		return nil, err
+	}
+	if a.extra != nil {
+		tensors = append(tensors, a.extra(h)...)
 	}
 	b := NewBuilder()
 	b.Set("general.architecture", a.name)

@@ -378,3 +378,39 @@ func TestConvertSkipsBuffers(t *testing.T) {
 	assert.True(t, slices.Contains(names, "output.weight"))
 	assert.False(t, slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, "attn.bias") }))
 }
+
+// llama3-scaled RoPE becomes a rope_freqs tensor of per-pair divisors
+// (values from Hugging Face's definition, worked out beside the test for
+// head size 16, base 10000, an original context of 64, factors 1 and 4 and
+// scale 8: the first pair kept, the next two blended, the rest divided by
+// 8); linear scaling becomes rope.scaling keys. Neither adds the other.
+func TestConvertedLlamaRopeScaling(t *testing.T) {
+	v, err := gpt2Vocab()
+	require.NoError(t, err)
+	convertScaled := func(rope map[string]any) (*gguf.File, []byte) {
+		c, err := checkpoint.Random(checkpoint.Llama, shapeFor(checkpoint.Llama), 3)
+		require.NoError(t, err)
+		c.Config["rope_scaling"] = rope
+		b, err := gguf.FromCheckpoint(c, v, gguf.AllF32)
+		require.NoError(t, err)
+		return read(t, b)
+	}
+	hasKey := func(f *gguf.File, key string) bool {
+		_, ok := f.Get(key)
+		return ok
+	}
+
+	f, data := convertScaled(map[string]any{"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 64})
+	divisors, err := f.ReadTensor(bytes.NewReader(data), "rope_freqs.weight")
+	require.NoError(t, err)
+	assert.InDeltaSlice(t, []float32{1, 1.2939758, 7.667385, 8, 8, 8, 8, 8}, divisors, 1e-5)
+	assert.Equal(t, info{"rope_freqs.weight", []int64{8}, gguf.F32}, infos(f)[len(infos(f))-1])
+	assert.False(t, hasKey(f, "llama.rope.scaling.type"))
+
+	f, _ = convertScaled(map[string]any{"rope_type": "linear", "factor": 4.0})
+	typ, _ := f.Get("llama.rope.scaling.type")
+	factor, _ := f.Get("llama.rope.scaling.factor")
+	assert.Equal(t, "linear", typ)
+	assert.Equal(t, float32(4), factor)
+	assert.NotContains(t, infos(f), info{"rope_freqs.weight", []int64{8}, gguf.F32})
+}

@@ -139,8 +139,5 @@ func gemma3Hparams(h checkpoint.Hparams, b *Builder, key func(string) string) {
 		b.Set(key("attention.sliding_window"), uint32(h.SlidingWindow))
 		b.Set(key("rope.freq_base_swa"), float32(h.LocalRopeTheta))
 	}
-	if h.LinearRopeFactor != 0 {
-		b.Set(key("rope.scaling.type"), "linear")
-		b.Set(key("rope.scaling.factor"), float32(h.LinearRopeFactor))
-	}
+	linearRope(h, b, key)
 }

@@ -2,6 +2,7 @@ package gguf
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/feather-eval/feather/harness/backends/checkpoint"
@@ -26,7 +27,7 @@ var llamaNames = arch{
 
 func init() {
 	l := llamaNames
-	l.name, l.expected, l.reorder, l.hparams = "llama", llamaExpected, permuteQK, llamaHparams
+	l.name, l.expected, l.reorder, l.hparams, l.extra = "llama", llamaExpected, permuteQK, llamaHparams, llama3RopeFreqs
 	archs[checkpoint.Llama] = &l
 	q2 := llamaNames
 	q2.name, q2.expected, q2.hparams, q2.check = "qwen2", llamaExpected, qwenHparams, fullWidthHeads
@@ -135,6 +136,52 @@ func llamaHparams(h checkpoint.Hparams, b *Builder, key func(string) string) {
 	attentionHparams(h, b, key)
 	b.Set(key("vocab_size"), uint32(h.Vocab))
 	b.Set(key("rope.dimension_count"), uint32(h.HeadDim))
+	linearRope(h, b, key)
+}
+
+// linearRope writes linear RoPE scaling, which llama.cpp applies as a
+// frequency scale of 1/factor.
+func linearRope(h checkpoint.Hparams, b *Builder, key func(string) string) {
+	if s := h.RopeScaling; s != nil && s.Type == "linear" {
+		b.Set(key("rope.scaling.type"), "linear")
+		b.Set(key("rope.scaling.factor"), float32(s.Factor))
+	}
+}
+
+// llama3RopeFreqs is llama3-scaled RoPE as llama.cpp takes it: a
+// rope_freqs tensor of one divisor per rotated pair, by which llama.cpp
+// divides that pair's angle. Hugging Face divides the inverse frequency
+// of a pair whose wavelength exceeds original_max_position_embeddings /
+// low_freq_factor by factor, keeps those shorter than
+// original_max_position_embeddings / high_freq_factor, and between the
+// two blends the two by smooth = (original / wavelength − low) / (high −
+// low), so the divisor is 1 / ((1 − smooth) / factor + smooth).
+// original_max_position_embeddings is read from rope_scaling, where
+// transformers reads it (llama.cpp's converter reads the top level and
+// defaults to 8192, which is what Llama 3's checkpoints hold anyway).
+func llama3RopeFreqs(h checkpoint.Hparams) []*checkpoint.Tensor {
+	s := h.RopeScaling
+	if s == nil || s.Type != "llama3" {
+		return nil
+	}
+	original := float64(s.OriginalMaxPositions)
+	lowWavelen, highWavelen := original/s.LowFreqFactor, original/s.HighFreqFactor
+	divisors := make([]float32, h.HeadDim/2)
+	for i := range divisors {
+		// the inverse frequency in float32, as torch computes it
+		inv := float64(float32(1 / math.Pow(h.RopeTheta, float64(2*i)/float64(h.HeadDim))))
+		wavelen := 2 * math.Pi / inv
+		switch {
+		case wavelen < highWavelen:
+			divisors[i] = 1
+		case wavelen > lowWavelen:
+			divisors[i] = float32(s.Factor)
+		default:
+			smooth := (original/wavelen - s.LowFreqFactor) / (s.HighFreqFactor - s.LowFreqFactor)
+			divisors[i] = float32(1 / ((1-smooth)/s.Factor + smooth))
+		}
+	}
+	return []*checkpoint.Tensor{{Name: "rope_freqs.weight", Shape: []int{len(divisors)}, DType: "F32", Data: divisors}}
 }
 
 // fullWidthHeads: llama.cpp's qwen2, gpt2 and gptneox project queries to
