@@ -30,6 +30,23 @@ type modelConfig struct {
 	// eos_token_id, in that order: generation stops on any of them.
 	EOS []int
 	PAD []int
+	// Sliding says some layer attends to a sliding window of recent
+	// positions (Gemma 3, Mistral), shorter than the context.
+	Sliding bool
+}
+
+// slides reports whether a config's layers attend to a sliding window:
+// a window (sliding_window) shorter than the context, not switched off
+// (Qwen2's use_sliding_window false), and, where layer_types lists each
+// layer's attention, some layer of type sliding_attention.
+func (r rawConfig) slides(maxPositions int) bool {
+	switch {
+	case r.SlidingWindow <= 0 || r.UseSlidingWindow != nil && !*r.UseSlidingWindow:
+		return false
+	case r.LayerTypes != nil:
+		return slices.Contains(r.LayerTypes, "sliding_attention")
+	}
+	return maxPositions == 0 || r.SlidingWindow < maxPositions
 }
 
 // tokenIDs is a token id field that Hugging Face writes as null, a number or
@@ -113,6 +130,10 @@ type rawConfig struct {
 	EOSTokenID tokenIDs `json:"eos_token_id"`
 	PADTokenID tokenIDs `json:"pad_token_id"`
 
+	SlidingWindow    int      `json:"sliding_window"`
+	UseSlidingWindow *bool    `json:"use_sliding_window"`
+	LayerTypes       []string `json:"layer_types"`
+
 	// Multimodal and some newer configs nest the decoder's settings.
 	TextConfig *rawConfig `json:"text_config"`
 }
@@ -171,6 +192,7 @@ func readConfig(dir string) (modelConfig, error) {
 		EOS:          append([]int(nil), src.EOSTokenID...),
 		PAD:          append([]int(nil), src.PADTokenID...),
 	}
+	c.Sliding = src.slides(c.MaxPositions)
 	if c.KVHeads == 0 && src.MultiQuery {
 		c.KVHeads = 1
 	}

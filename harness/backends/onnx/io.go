@@ -40,7 +40,10 @@ type ioSpec struct {
 	// onnxruntime's fused GroupQueryAttention (genai and onnx-community
 	// exports) reads the mask only as each row's length and takes a row's
 	// tokens to come first, so a left pad, or a short row padded on the
-	// right on top of a cache, is attended as if it were text.
+	// right on top of a cache, is attended as if it were text. So do
+	// models with sliding-window layers: their window counts a row's
+	// slots, padding included (as transformers counts them), so padding
+	// between a cache and the tokens after it would move the window's edge.
 	unpadded bool
 	// keepInput names the logits-to-keep input; "" when the export has none.
 	keepInput string

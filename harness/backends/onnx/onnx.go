@@ -148,7 +148,7 @@ func Open(ctx context.Context, dir string, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec.unpadded = summary.hasOp("GroupQueryAttention")
+	spec.unpadded = summary.hasOp("GroupQueryAttention") || cfg.Sliding
 	if n := tok.VocabSize(); n > spec.vocab {
 		return nil, fmt.Errorf("model folder %s: the tokenizer has %d tokens but the model scores %d (vocab_size, logits); the tokenizer does not belong to this model", dir, n, spec.vocab)
 	}

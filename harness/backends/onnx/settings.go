@@ -117,17 +117,24 @@ func orExample(repo string) string {
 // catalog's folder.
 func (s *Settings) ResolvedPath() string { return catalog.ResolvePath(s.dir, s.Path) }
 
+// engineRevision changes when a fix to the engine changes what a model
+// answers, so that answers the old engine gave are not served from a
+// response cache. 2: models with sliding-window layers (Gemma 3) are no
+// longer batched with padding inside rows, which moved their answers.
+const engineRevision = 2
+
 // Identity: the chat mode, the model (resolved folder, Hub repository
 // and revision with the commit it resolved to when the cache knows it, or
-// built-in), the file variant, a checkpoint's dtype and the execution provider (CPU and CUDA
-// kernels may round differently and flip a greedy token). Threads,
-// sessions and device_id only change speed and placement.
+// built-in), the file variant, a checkpoint's dtype, the execution provider (CPU and CUDA
+// kernels may round differently and flip a greedy token) and the engine's
+// revision. Threads, sessions and device_id only change speed and placement.
 func (s *Settings) Identity() []catalog.Field {
 	return append(local.SourceIdentity(s.Chat, s.ResolvedPath(), s.HF),
 		catalog.Field{Name: "builtin", Value: s.Builtin},
 		catalog.Field{Name: "variant", Value: s.Variant},
 		catalog.Field{Name: "dtype", Value: s.DType},
-		catalog.Field{Name: "provider", Value: s.Provider})
+		catalog.Field{Name: "provider", Value: s.Provider},
+		catalog.Field{Name: "engine", Value: engineRevision})
 }
 
 // openHub opens the snapshot of repo (ORG/NAME[@REVISION]) in the Hugging Face cache, pulling what

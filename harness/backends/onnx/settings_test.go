@@ -71,7 +71,8 @@ func TestSettingsParsed(t *testing.T) {
 }
 
 // The identity holds what changes an answer (chat mode, resolved folder or
-// built-in, variant, a checkpoint's dtype, provider) and not speed or placement (threads,
+// built-in, variant, a checkpoint's dtype, provider, the engine's
+// revision) and not speed or placement (threads,
 // sessions, device_id).
 func TestSettingsIdentity(t *testing.T) {
 	e, err := parseEntry(t, "/cat/m.json", `"path": "models/tiny", "variant": "int8", "threads": 4, "sessions": 2, "chat": "no", "provider": "cuda", "device_id": 1`)
@@ -79,12 +80,14 @@ func TestSettingsIdentity(t *testing.T) {
 	assert.Equal(t, []catalog.Field{
 		{Name: "chat", Value: "no"}, {Name: "path", Value: "/cat/models/tiny"}, {Name: "hf", Value: ""}, {Name: "commit", Value: ""},
 		{Name: "builtin", Value: ""}, {Name: "variant", Value: "int8"}, {Name: "dtype", Value: ""}, {Name: "provider", Value: "cuda"},
+		{Name: "engine", Value: engineRevision},
 	}, e.Settings.Identity())
 
 	smoke := &Settings{Builtin: "smoke"}
 	assert.Equal(t, []catalog.Field{
 		{Name: "chat", Value: ""}, {Name: "path", Value: ""}, {Name: "hf", Value: ""}, {Name: "commit", Value: ""},
 		{Name: "builtin", Value: "smoke"}, {Name: "variant", Value: ""}, {Name: "dtype", Value: ""}, {Name: "provider", Value: ""},
+		{Name: "engine", Value: engineRevision},
 	}, smoke.Identity(), "no folder, no path: the catalog's folder alone is not an identity")
 	assert.Equal(t, "builtin:smoke", smoke.Target())
 }
@@ -105,6 +108,7 @@ func TestSettingsIdentityHF(t *testing.T) {
 		return []catalog.Field{
 			{Name: "chat", Value: ""}, {Name: "path", Value: ""}, {Name: "hf", Value: hf}, {Name: "commit", Value: commit},
 			{Name: "builtin", Value: ""}, {Name: "variant", Value: "q4"}, {Name: "dtype", Value: ""}, {Name: "provider", Value: ""},
+			{Name: "engine", Value: engineRevision},
 		}
 	}
 	assert.Equal(t, want("org/name@main", ""), identity("org/name"), "not pulled yet: the commit is unknown")

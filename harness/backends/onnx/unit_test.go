@@ -71,6 +71,34 @@ func TestReadConfig(t *testing.T) {
 	}
 }
 
+// Which configs have sliding-window layers, whose rows the engine then
+// never pads.
+func TestReadConfigSliding(t *testing.T) {
+	base := `"model_type": "m", "num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 64, "vocab_size": 100, "max_position_embeddings": 4096`
+	tests := []struct {
+		name, fields string
+		want         bool
+	}{
+		{"no window", ``, false},
+		{"null window", `, "sliding_window": null`, false},
+		{"Gemma 3 before layer_types", `, "sliding_window": 512`, true},
+		{"a window as long as the context", `, "sliding_window": 4096`, false},
+		{"Qwen2 with the window off", `, "sliding_window": 1024, "use_sliding_window": false`, false},
+		{"Qwen2 with it on", `, "sliding_window": 1024, "use_sliding_window": true`, true},
+		{"layer_types with a sliding layer", `, "sliding_window": 512, "layer_types": ["sliding_attention", "full_attention"]`, true},
+		{"layer_types all full", `, "sliding_window": 512, "layer_types": ["full_attention", "full_attention"]`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"config.json": "{" + base + tt.fields + "}"})
+			got, err := readConfig(dir)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got.Sliding)
+		})
+	}
+}
+
 func TestReadConfigErrors(t *testing.T) {
 	tests := []struct {
 		name  string

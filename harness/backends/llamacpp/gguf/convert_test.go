@@ -34,12 +34,18 @@ func convert(t *testing.T, arch string, s checkpoint.Shape, ft gguf.FileType) (*
 	t.Helper()
 	c, err := checkpoint.Random(arch, s, 11)
 	require.NoError(t, err)
+	f, data := convertCheckpoint(t, c, ft)
+	return c, f, data
+}
+
+// convertCheckpoint converts c with GPT-2's vocabulary and reads the file.
+func convertCheckpoint(t *testing.T, c *checkpoint.Checkpoint, ft gguf.FileType) (*gguf.File, []byte) {
+	t.Helper()
 	v, err := gpt2Vocab()
 	require.NoError(t, err)
 	b, err := gguf.FromCheckpoint(c, v, ft)
 	require.NoError(t, err)
-	f, data := read(t, b)
-	return c, f, data
+	return read(t, b)
 }
 
 type info struct {

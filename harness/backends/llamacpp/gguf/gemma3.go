@@ -48,12 +48,9 @@ const gemma3LocalRopeTheta = 10000
 
 func gemma3Expected(h checkpoint.Hparams) map[string][]int {
 	d, q, kv := h.Hidden, h.Heads*h.HeadDim, h.KVHeads*h.HeadDim
-	m := map[string][]int{"model.embed_tokens.weight": {h.Vocab, d}, "model.norm.weight": {d}}
-	if !h.Tied {
-		m["lm_head.weight"] = []int{h.Vocab, d}
-	}
+	m, layer := llamaTop(h)
 	for i := 0; i < h.Layers; i++ {
-		l := func(rest string, shape ...int) { m[fmt.Sprintf("model.layers.%d.%s", i, rest)] = shape }
+		l := func(rest string, shape ...int) { layer(i, rest, shape...) }
 		for _, norm := range []string{"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"} {
 			l(norm+".weight", d)
 		}

@@ -42,11 +42,7 @@ func gemma3Checkpoint(t *testing.T, cfg map[string]any) *checkpoint.Checkpoint {
 func convertGemma3(t *testing.T, cfg map[string]any, ft gguf.FileType) (*checkpoint.Checkpoint, *gguf.File, []byte) {
 	t.Helper()
 	c := gemma3Checkpoint(t, cfg)
-	v, err := gpt2Vocab()
-	require.NoError(t, err)
-	b, err := gguf.FromCheckpoint(c, v, ft)
-	require.NoError(t, err)
-	f, data := read(t, b)
+	f, data := convertCheckpoint(t, c, ft)
 	return c, f, data
 }
 

@@ -37,14 +37,22 @@ func init() {
 	archs[checkpoint.Qwen3] = &q3
 }
 
+// llamaTop is the tensors outside the layers of a checkpoint with
+// Llama's names: the embedding, the final norm and an untied head; layer
+// declares the tensors of layer i with their shapes.
+func llamaTop(h checkpoint.Hparams) (m map[string][]int, layer func(i int, rest string, shape ...int)) {
+	m = map[string][]int{"model.embed_tokens.weight": {h.Vocab, h.Hidden}, "model.norm.weight": {h.Hidden}}
+	if !h.Tied {
+		m["lm_head.weight"] = []int{h.Vocab, h.Hidden}
+	}
+	return m, func(i int, rest string, shape ...int) { m[fmt.Sprintf("model.layers.%d.%s", i, rest)] = shape }
+}
+
 func llamaExpected(h checkpoint.Hparams) map[string][]int {
 	d, q, kv := h.Hidden, h.Heads*h.HeadDim, h.KVHeads*h.HeadDim
-	m := map[string][]int{"model.embed_tokens.weight": {h.Vocab, d}, "model.norm.weight": {d}}
-	if !h.Tied {
-		m["lm_head.weight"] = []int{h.Vocab, d}
-	}
+	m, layer := llamaTop(h)
 	for i := 0; i < h.Layers; i++ {
-		l := func(rest string, shape ...int) { m[fmt.Sprintf("model.layers.%d.%s", i, rest)] = shape }
+		l := func(rest string, shape ...int) { layer(i, rest, shape...) }
 		l("input_layernorm.weight", d)
 		l("self_attn.q_proj.weight", q, d)
 		l("self_attn.k_proj.weight", kv, d)

@@ -53,6 +53,29 @@ func Checkpoint(dir, arch string, s checkpoint.Shape, seed uint64, tokDir string
 	if err != nil {
 		return nil, err
 	}
+	return save(dir, ck, v, bos, eos, tokDir)
+}
+
+// FromConfig is Checkpoint for a family checkpoint.Random does not draw
+// (Gemma 3): config is its config.json, whose vocab_size is set to the
+// tokenizer's, and the weights are the decoder's draw from seed.
+func FromConfig(dir string, config map[string]any, seed uint64, tokDir string) (*Twin, error) {
+	tok, v, bos, eos, err := loadTokenizer(tokDir)
+	if err != nil {
+		return nil, err
+	}
+	config["vocab_size"] = tok.VocabSize()
+	a, c, err := decoder.FromConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	c.Seed = seed
+	return save(dir, checkpoint.FromWeights(a, config, decoder.Weights(a, c)), v, bos, eos, tokDir)
+}
+
+// save writes ck, with the tokenizer's special ids, and the tokenizer
+// files of tokDir into dir.
+func save(dir string, ck *checkpoint.Checkpoint, v *gguf.Vocab, bos, eos int, tokDir string) (*Twin, error) {
 	ck.Config["bos_token_id"], ck.Config["eos_token_id"], ck.Config["pad_token_id"] = bos, eos, eos
 	if _, err := ck.Save(dir, checkpoint.SaveOptions{}); err != nil {
 		return nil, err
