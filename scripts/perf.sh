@@ -76,6 +76,8 @@ GOALS="
 ./harness/backends/onnx|BenchmarkVariants|uint8-gen-x|variant uint8 (dynamic), generation speed ÷ fp32's on the perf fixture: %.2f×
 ./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|f32-x-score|scoring vs llama.cpp F32, SmolLM2-135M-shaped fixture, onnx fp32: %.2f× (goal ≥ 1.5×)
 ./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|f32-x-gen|generation vs llama.cpp F32, SmolLM2-135M-shaped fixture, onnx fp32: %.2f× (goal ≥ 1.5×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|ckpt-f32-x-score|scoring vs llama.cpp F32, the same weights as a checkpoint (prefix-tree scoring): %.2f× (goal ≥ 1.5×)
+./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|ckpt-f32-x-gen|generation vs llama.cpp F32, the same weights as a checkpoint: %.2f× (goal ≥ 1.5×)
 ./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|q8-x-score|scoring vs llama.cpp Q8_0, SmolLM2-135M-shaped fixture, the fastest quantized onnx file: %.2f× (goal ≥ 1×)
 ./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|q8-x-gen|generation vs llama.cpp Q8_0, SmolLM2-135M-shaped fixture, the fastest quantized onnx file: %.2f× (goal ≥ 1×)
 ./harness/suites/microbench/e2e|BenchmarkVsLlamaCpp|int8-x-q8-score|  (onnx int8 scoring ÷ llama.cpp Q8_0: %.2f×)

@@ -26,7 +26,9 @@ import (
 // Rows whose contexts only begin alike (a task's template) run the
 // shared beginning once, in stage 0 (prefix.go), and stage 1 runs only
 // their own tokens on its cache. Every stage cuts its rows into calls
-// where padding would cost more than another call (cheapestCuts).
+// where padding would cost more than another call (cheapestCuts). A graph
+// built for a checkpoint takes a tree mask and is scored as prefix trees
+// instead (tree.go): no stages, no padding, no copied caches.
 //
 // Why the cache and not lm-eval's batching of whole sequences: on the perf
 // fixture (6 layers, width 256, 32k vocabulary; 4-choice items with a
@@ -200,6 +202,9 @@ func cheapestCuts(lens []int, overhead int, fits func(start, end int) bool) [][2
 // scoreSeqs returns one result per sequence. progress, when set, hears of
 // the sequences done as each wave finishes (lm.ScoreOptions.Progress).
 func (m *Model) scoreSeqs(ctx context.Context, seqs []local.ScoreSeq, progress func(done, total int)) ([]local.SeqScore, error) {
+	if m.spec.hasTree && !m.noCache {
+		return m.scoreTrees(ctx, seqs, progress)
+	}
 	out := make([]local.SeqScore, len(seqs))
 	for i := range out {
 		out[i].Greedy = true

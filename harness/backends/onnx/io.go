@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"fmt"
+	"github.com/feather-eval/feather/harness/backends/onnx/decoder"
 	"regexp"
 	"sort"
 	"strconv"
@@ -36,6 +37,9 @@ type ioSpec struct {
 	outputs []string
 
 	hasMask, hasPos, hasCacheBranch bool
+	// hasTree: the graph takes decoder.TreeMaskInput (graphs built for a
+	// checkpoint), so scoring can put a prefix tree in a row (tree.go).
+	hasTree bool
 	// unpadded says rows may hold no padding anywhere, the cache included:
 	// onnxruntime's fused GroupQueryAttention (genai and onnx-community
 	// exports) reads the mask only as each row's length and takes a row's
@@ -100,6 +104,11 @@ func discoverIO(path string, ins, outs []ort.InputOutputInfo, cfg modelConfig) (
 			}
 		case name == inUseCacheBranch:
 			s.hasCacheBranch = true
+		case name == decoder.TreeMaskInput:
+			s.hasTree = true
+			if in.DataType != ort.TensorElementDataTypeBool {
+				return nil, fmt.Errorf("%s: %s is %s; feather feeds a bool tree mask", path, name, typeName(in.DataType))
+			}
 		case name == inNumLogitsToKeep || name == inLogitsToKeep:
 			if err := s.setKeepInput(path, in); err != nil {
 				return nil, err
@@ -219,6 +228,12 @@ func discoverIO(path string, ins, outs []ort.InputOutputInfo, cfg modelConfig) (
 	}
 	if s.keepInput != "" {
 		s.inputs = append(s.inputs, s.keepInput)
+	}
+	if s.hasTree {
+		if !s.hasMask || !s.hasPos || s.layers == 0 {
+			return nil, fmt.Errorf("%s has a %s input but not attention_mask, position_ids and a cache, which it goes with", path, decoder.TreeMaskInput)
+		}
+		s.inputs = append(s.inputs, decoder.TreeMaskInput)
 	}
 	return s, nil
 }

@@ -39,6 +39,8 @@ type runner struct {
 	kvA, kvB *kvCache
 	// kept holds a scoring wave's context caches (keptCache).
 	kept []*kvCache
+	// causal backs the tree mask of calls without a tree (causalTree).
+	causal []bool
 }
 
 // newRunner opens the model at path, or its split when split is set, or
@@ -167,6 +169,10 @@ type step struct {
 	mask      []int64 // rows*(pastLen+seq), when the model takes a mask
 	pos       []int64 // rows*seq, when the model takes position_ids
 	past      *kvCache
+	// tree, for a model with a tree mask (ioSpec.hasTree), is
+	// rows*seq*(pastLen+seq): whether query s of row b attends to slot j;
+	// nil attends causally over the mask, as a model without one does.
+	tree []bool
 	// want lists the positions (b·seq+s, ascending, once each) whose
 	// logits the caller reads; nil means all. Models that can skip the
 	// others do: a logits-to-keep input computes every row's positions
@@ -278,6 +284,16 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 			return nil, err
 		}
 	}
+	if spec.hasTree {
+		tree := st.tree
+		if tree == nil {
+			r.causal = causalTree(r.causal, st.rows, st.seq, past)
+			tree = r.causal
+		}
+		if err := add(ort.NewTensor(ort.NewShape(rows, seq, int64(past)+seq), tree)); err != nil {
+			return nil, err
+		}
+	}
 	nIn := len(values)
 
 	if err := add(r.firstOutput(st, kept)); err != nil {
@@ -316,6 +332,27 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 		}
 	}
 	return &r.view, nil
+}
+
+// causalTree is the tree mask of a call without a tree: each query sees
+// every slot up to its own (the attention mask hides the padding), in buf
+// when it is large enough.
+func causalTree(buf []bool, rows, seq, past int) []bool {
+	total := past + seq
+	n := rows * seq * total
+	if cap(buf) < n {
+		buf = make([]bool, n)
+	}
+	buf = buf[:n]
+	for b := 0; b < rows; b++ {
+		for i := 0; i < seq; i++ {
+			row := buf[(b*seq+i)*total : (b*seq+i+1)*total]
+			for j := range row {
+				row[j] = j <= past+i
+			}
+		}
+	}
+	return buf
 }
 
 // firstOutput is where the session writes its first output: logits

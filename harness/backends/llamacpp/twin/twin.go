@@ -107,10 +107,26 @@ func loadTokenizer(tokDir string) (tok *tokenizer.Tokenizer, v *gguf.Vocab, bos,
 	return tok, v, b.ID, e.ID, nil
 }
 
+// SaveCheckpoint writes an export's weights as a Hugging Face checkpoint
+// folder dir (model.safetensors in float32) beside the export's
+// config.json, generation_config.json and tokenizer, so the onnx backend
+// runs the same model from both folders: the export's graph as written,
+// the checkpoint's as the backend builds it.
+func (t *Twin) SaveCheckpoint(dir string) error {
+	if _, err := t.Checkpoint.Save(dir, checkpoint.SaveOptions{}); err != nil {
+		return err
+	}
+	return copyFiles(t.ONNX, dir, append([]string{"config.json", "generation_config.json"}, tokenizerFiles...))
+}
+
 // copyTokenizer copies the tokenizer files of folder from into to,
 // replacing any there.
-func copyTokenizer(from, to string) error {
-	for _, name := range tokenizerFiles {
+func copyTokenizer(from, to string) error { return copyFiles(from, to, tokenizerFiles) }
+
+// copyFiles copies the named files of folder from that exist into to,
+// replacing any there.
+func copyFiles(from, to string, names []string) error {
+	for _, name := range names {
 		os.Remove(filepath.Join(to, name))
 		data, err := os.ReadFile(filepath.Join(from, name))
 		if os.IsNotExist(err) {

@@ -78,12 +78,15 @@ func TestCheckpointAgreesWithExport(t *testing.T) {
 }
 
 // "dtype": "float16" computes as an fp16 export of the same weights does
-// (float16 weights, cache and logits), close to float32.
+// (float16 weights, cache and logits), close to float32. Scores agree to
+// float16 rounding of the cache rather than exactly: the checkpoint's
+// graph scores a prefix tree in one call, where the export's plan stores
+// contexts in its float16 cache and continues them in a second call.
 func TestFloat16Setting(t *testing.T) {
 	orttest.Require(t)
 	f := zoo()["llama/bf16-tied"]
 	ckDir, exDir := writePair(t, f, true)
-	worst := compare(t, ckDir, onnx.Options{DType: onnx.DTypeFloat16}, exDir, tolerance)
+	worst := compare(t, ckDir, onnx.Options{DType: onnx.DTypeFloat16}, exDir, 1e-2)
 	t.Logf("float16 against the fp16 export: max |Δ log-prob| %.2g", worst)
 	_, fp32 := writePair(t, f, false)
 	ctx := context.Background()

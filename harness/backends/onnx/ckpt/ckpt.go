@@ -112,7 +112,10 @@ func Load(dir string, opt Options) (*Graph, error) {
 	emit := func(b *pb.Builder, name string, _ *seeded.Tensor, dims []int64) (string, bool) {
 		return weight(b, byName[name], dims, opt.Half), true
 	}
-	g.Model = decoder.Graph(arch, c, w, decoder.Export{Past: true, PositionIDs: true, Half: opt.Half, Emit: emit})
+	// A tree mask lets the engine score many sequences' prefix tree in one
+	// row; sliding-window layers count a row's slots, so they go without.
+	tree := !slices.Contains(c.SlidingLayers, true)
+	g.Model = decoder.Graph(arch, c, w, decoder.Export{Past: true, PositionIDs: true, Half: opt.Half, Emit: emit, TreeMask: tree})
 	return g, nil
 }
 

@@ -155,6 +155,14 @@ type Export struct {
 	// GQA writes attention as onnxruntime's GroupQueryAttention (gqa.go);
 	// it needs Past and a RoPE architecture.
 	GQA bool
+	// TreeMask adds a bool input TreeMaskInput [batch, seq, past+seq]: the
+	// keys each query attends to, on top of the attention mask, so that a
+	// row can hold a prefix tree of sequences (each token attending to its
+	// ancestors, at the position_ids of its depth). It needs Past and
+	// PositionIDs, and no sliding-window layers (their window counts a
+	// row's slots, which a tree's are not). Only graphs this package
+	// builds for a checkpoint have it: exporters write no such input.
+	TreeMask bool
 	// LogitsToKeep, when set, names an int64 scalar input k (optimum's
 	// num_logits_to_keep or logits_to_keep): the head runs on the last k
 	// positions only, all of them when k is 0, as transformers slices.
@@ -177,6 +185,9 @@ func (e Export) io() pb.DataType {
 	return pb.Float
 }
 
+// TreeMaskInput is Export.TreeMask's input.
+const TreeMaskInput = "feather_tree_mask"
+
 // Names of the cache inputs and outputs, as optimum writes them.
 func pastName(i int, kv string) string    { return fmt.Sprintf("past_key_values.%d.%s", i, kv) }
 func presentName(i int, kv string) string { return fmt.Sprintf("present.%d.%s", i, kv) }
@@ -196,6 +207,9 @@ var (
 func Graph(a Arch, c Config, w map[string]*seeded.Tensor, e Export) *pb.Model {
 	if e.GQA && !gqaBuilds(a, c) {
 		panic(fmt.Sprintf("decoder: GroupQueryAttention is built for llama, qwen2 and qwen3 with full rotary embeddings, not %s", a.ModelType()))
+	}
+	if e.TreeMask && (!e.Past || !e.PositionIDs || e.GQA || slices.Contains(c.SlidingLayers, true)) {
+		panic("decoder: a tree mask needs Past and PositionIDs, plain attention and no sliding-window layers")
 	}
 	b := pb.NewBuilder("main_graph")
 	io := e.io()
@@ -217,6 +231,9 @@ func Graph(a Arch, c Config, w map[string]*seeded.Tensor, e Export) *pb.Model {
 	}
 	if e.Merged {
 		b.Input("use_cache_branch", pb.Bool, pb.D(1))
+	}
+	if e.TreeMask {
+		b.Input(TreeMaskInput, pb.Bool, dimBatch, dimSeq, dimTotal)
 	}
 	logitsSeq := dimSeq
 	if e.LogitsToKeep != "" {
@@ -470,6 +487,10 @@ func (p *Pass) maskAndPositions() string {
 	qpos := p.Op("Range", pastLen, total, b.Int(1))
 	causal := p.Op("LessOrEqual", p.unsqueeze(kpos, 0), p.unsqueeze(qpos, 1))
 	keep := p.Op("And", causal, p.cast(p.unsqueeze(mask, 1, 2), pb.Bool))
+	if p.e.TreeMask {
+		// The tree says which earlier slots are a query's ancestors.
+		keep = p.Op("And", keep, p.unsqueeze(TreeMaskInput, 1))
+	}
 	p.bias = p.Op("Where", keep, b.Float(0), b.Float(-math.MaxFloat32))
 	if slices.Contains(p.c.SlidingLayers, true) {
 		// A sliding-window layer also drops keys SlidingWindow or more

@@ -86,6 +86,19 @@ func BenchmarkVsLlamaCpp(b *testing.B) {
 		m.Settle()
 		engines = append(engines, vsEngine{name: "onnx " + cmp.Or(v, "fp32"), side: &featherSide{m: m, reqs: reqs, prompts: prompts}})
 	}
+	// The same weights as a Hugging Face checkpoint, whose graph the
+	// backend builds with a tree mask (scoring a prefix tree a call).
+	ckDir := filepath.Join(root, "checkpoint")
+	if err := tw.SaveCheckpoint(ckDir); err != nil {
+		b.Fatal(err)
+	}
+	ck, err := onnx.Open(b.Context(), ckDir, onnx.Options{Key: "smollm2-shape", Threads: vsLlamaThreads})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ck.Close() })
+	ck.Settle()
+	engines = append(engines, vsEngine{name: "onnx fp32 checkpoint", side: &featherSide{m: ck, reqs: reqs, prompts: prompts}})
 	direct := map[gguf.FileType]*llamaDirect{}
 	for _, t := range vsLlamaTypes {
 		path, err := tw.GGUF(filepath.Join(root, "smollm2-shape-"+t.ft.String()+".gguf"), t.ft)
@@ -123,6 +136,8 @@ func BenchmarkVsLlamaCpp(b *testing.B) {
 	}
 	s, g := x("llama.cpp F32 direct", "onnx fp32")
 	report("f32-x", s, g)
+	s, g = x("llama.cpp F32 direct", "onnx fp32 checkpoint")
+	report("ckpt-f32-x", s, g)
 	var bestScore, bestGen float64
 	for _, v := range vsLlamaVariants {
 		s, g := x("llama.cpp Q8_0 direct", "onnx "+v)
