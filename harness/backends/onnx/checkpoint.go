@@ -12,6 +12,9 @@ import (
 const (
 	DTypeFloat32 = "float32"
 	DTypeFloat16 = "float16"
+	// DTypeInt8 stores the layers' linear weights as int8 and multiplies
+	// them as the 8-bit exports do (ckpt.Options.Int8).
+	DTypeInt8 = "int8"
 )
 
 // loadCheckpoint builds the graph of dir when it is a Hugging Face
@@ -29,12 +32,12 @@ func loadCheckpoint(dir string, opt Options, noFile error) (*ckpt.Graph, error) 
 	case len(listONNX(dir)) > 0:
 		return nil, noFile // a variant names an ONNX file; the error lists those there are
 	default:
-		return nil, fmt.Errorf("model folder %s is a Hugging Face checkpoint, which has no variant %q (variants are ONNX files); remove \"variant\": a checkpoint runs in float32, or in float16 with \"dtype\": \"float16\"", dir, opt.Variant)
+		return nil, fmt.Errorf("model folder %s is a Hugging Face checkpoint, which has no variant %q (variants are ONNX files); remove \"variant\": a checkpoint runs in float32, in float16 with \"dtype\": \"float16\", or with 8-bit weights with \"dtype\": \"int8\"", dir, opt.Variant)
 	}
-	if opt.DType != "" && opt.DType != DTypeFloat32 && opt.DType != DTypeFloat16 {
-		return nil, fmt.Errorf("model folder %s: dtype %q is not %s or %s", dir, opt.DType, DTypeFloat32, DTypeFloat16)
+	if opt.DType != "" && opt.DType != DTypeFloat32 && opt.DType != DTypeFloat16 && opt.DType != DTypeInt8 {
+		return nil, fmt.Errorf("model folder %s: dtype %q is not %s, %s or %s", dir, opt.DType, DTypeFloat32, DTypeFloat16, DTypeInt8)
 	}
-	g, err := ckpt.Load(dir, ckpt.Options{Half: opt.DType == DTypeFloat16})
+	g, err := ckpt.Load(dir, ckpt.Options{Half: opt.DType == DTypeFloat16, Int8: opt.DType == DTypeInt8})
 	if err != nil {
 		return nil, fmt.Errorf("model folder %s (a Hugging Face checkpoint): %w", dir, err)
 	}

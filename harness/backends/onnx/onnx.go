@@ -46,7 +46,8 @@ type Options struct {
 	// has a chat template).
 	Chat string
 	// DType is what a Hugging Face checkpoint's weights are computed in:
-	// "" or "float32", or "float16" (weights, cache and logits).
+	// "" or "float32", "float16" (weights, cache and logits), or "int8"
+	// (the layers' linear weights, as the 8-bit exports compute them).
 	DType string
 	// BatchTokens caps the tokens (rows × longest row) of one model call;
 	// 0 sizes it so a call's logits take about 64 MiB, and lets generation

@@ -37,7 +37,7 @@ type Settings struct {
 	Builtin  string `json:"builtin,omitempty"`
 	Variant  string `json:"variant,omitempty"`
 	// DType is what a Hugging Face checkpoint's weights are computed in:
-	// float32 (the default) or float16.
+	// float32 (the default), float16, or int8 (8-bit linear weights).
 	DType    string `json:"dtype,omitempty"`
 	Threads  int    `json:"threads,omitempty"`
 	Sessions int    `json:"sessions,omitempty"` // batches run in parallel
@@ -71,7 +71,7 @@ func (s *Settings) Validate(e catalog.Entry) error {
 	if err := catalog.OneOf("provider", s.Provider, "", "cpu", "cuda"); err != nil {
 		return err
 	}
-	if err := catalog.OneOf("dtype", s.DType, "", DTypeFloat32, DTypeFloat16); err != nil {
+	if err := catalog.OneOf("dtype", s.DType, "", DTypeFloat32, DTypeFloat16, DTypeInt8); err != nil {
 		return err
 	}
 	if !layout.ValidVariant(s.Variant) {

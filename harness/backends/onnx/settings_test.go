@@ -41,7 +41,7 @@ func TestSettingsValidate(t *testing.T) {
 		{"max_tokens, checked before chat", `"path": "p", "max_tokens": -5, "chat": "maybe"`, `m.json: model "m": "max_tokens" must be positive, not -5`},
 		{"chat", `"path": "p", "chat": "maybe"`, `m.json: model "m": "chat" must be one of yes, no, auto, not "maybe"`},
 		{"provider", `"path": "p", "provider": "rocm"`, `m.json: model "m": "provider" must be one of cpu, cuda, not "rocm"`},
-		{"dtype", `"path": "p", "dtype": "bfloat16"`, `m.json: model "m": "dtype" must be one of float32, float16, not "bfloat16"`},
+		{"dtype", `"path": "p", "dtype": "bfloat16"`, `m.json: model "m": "dtype" must be one of float32, float16, int8, not "bfloat16"`},
 		{"variant", `"path": "p", "variant": "../x"`,
 			`m.json: model "m": "variant" "../x" is not a file-name suffix such as quantized, fp16, int8, q4 or q4f16`},
 		{"sampling is not a default onnx applies", `"path": "p", "sampling": {"seed": 1}`,

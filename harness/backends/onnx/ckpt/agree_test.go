@@ -163,7 +163,7 @@ func compare(t *testing.T, ckDir string, opt onnx.Options, exDir string, tol flo
 func TestSettingsThatDoNotApply(t *testing.T) {
 	ckDir, exDir := writePair(t, small, false)
 	_, err := onnx.Open(context.Background(), ckDir, onnx.Options{Variant: "q4"})
-	assert.EqualError(t, err, "model folder "+ckDir+` is a Hugging Face checkpoint, which has no variant "q4" (variants are ONNX files); remove "variant": a checkpoint runs in float32, or in float16 with "dtype": "float16"`)
+	assert.EqualError(t, err, "model folder "+ckDir+` is a Hugging Face checkpoint, which has no variant "q4" (variants are ONNX files); remove "variant": a checkpoint runs in float32, in float16 with "dtype": "float16", or with 8-bit weights with "dtype": "int8"`)
 	_, err = onnx.Open(context.Background(), exDir, onnx.Options{DType: onnx.DTypeFloat16})
 	assert.EqualError(t, err, "model folder "+exDir+" has an ONNX file ("+filepath.Join(exDir, "model.onnx")+`), whose weights keep the type it was exported in; "dtype" applies to Hugging Face checkpoints: pick an ONNX file's precision with "variant"`)
 }

@@ -31,6 +31,12 @@ type Options struct {
 	// float16 (bf16 and fp32 weights rounded to it once, at load); the
 	// arithmetic stays float32, as in an fp16 export.
 	Half bool
+	// Int8 stores the layers' linear weights as int8, one scale per output
+	// column, and multiplies them as ONNX Runtime's dynamic quantization
+	// does (activations quantized to uint8 per call, MatMulInteger): the
+	// 8-bit exports' arithmetic. Embeddings, norms, the LM head and
+	// GPT-2's Conv1D weights stay float32.
+	Int8 bool
 }
 
 // Graph is a checkpoint's decoder, ready for the onnx backend. Close it
@@ -90,6 +96,7 @@ func Load(dir string, opt Options) (*Graph, error) {
 			return nil, err
 		}
 		pl := &placed{p: p, t: t, linear: arch.TorchLinear(p.name) && len(p.shape) == 2}
+		pl.q = opt.Int8 && pl.linear && p.name != arch.HeadName()
 		ws = append(ws, pl)
 		byName[p.name] = pl
 		w[p.name] = &seeded.Tensor{Shape: p.shape} // the data is written to the scratch file
@@ -99,8 +106,10 @@ func Load(dir string, opt Options) (*Graph, error) {
 	if opt.Half {
 		elem = 2
 	}
-	g.WeightBytes = elem * g.Params
 	size := layout(ws, elem)
+	for _, pl := range ws {
+		g.WeightBytes += pl.length
+	}
 	if g.scratch, err = makeScratch(); err != nil {
 		return nil, fmt.Errorf("making a folder for the converted weights: %w", err)
 	}
@@ -112,10 +121,16 @@ func Load(dir string, opt Options) (*Graph, error) {
 	emit := func(b *pb.Builder, name string, _ *seeded.Tensor, dims []int64) (string, bool) {
 		return weight(b, byName[name], dims, opt.Half), true
 	}
+	linear := func(b *pb.Builder, x, name string, _ *seeded.Tensor) (string, bool) {
+		if pl := byName[name]; pl != nil && pl.q {
+			return int8Linear(b, x, pl), true
+		}
+		return "", false
+	}
 	// A tree mask lets the engine score many sequences' prefix tree in one
 	// row; sliding-window layers count a row's slots, so they go without.
 	tree := !slices.Contains(c.SlidingLayers, true)
-	g.Model = decoder.Graph(arch, c, w, decoder.Export{Past: true, PositionIDs: true, Half: opt.Half, Emit: emit, TreeMask: tree})
+	g.Model = decoder.Graph(arch, c, w, decoder.Export{Past: true, PositionIDs: true, Half: opt.Half, Emit: emit, Linear: linear, TreeMask: tree})
 	return g, nil
 }
 
@@ -181,4 +196,21 @@ func weight(b *pb.Builder, w *placed, dims []int64, half bool) string {
 		v = b.OpAttr("Cast", []pb.Attribute{pb.AttrInt("to", int64(pb.Float))}, v)
 	}
 	return v
+}
+
+// int8Linear is x·W for w written as int8 (Options.Int8), as
+// onnxruntime.quantization.quantize_dynamic writes a MatMul: x quantized
+// to uint8 per call (one scale and zero point for the tensor),
+// MatMulInteger against the int8 weight (zero points 0), and the int32
+// product scaled back by x's scale times each column's.
+func int8Linear(b *pb.Builder, x string, w *placed) string {
+	in, out := w.t.Shape[1], w.t.Shape[0]
+	q := b.Weight(&pb.Tensor{Name: w.p.name, DataType: pb.Int8, Dims: []int64{in, out},
+		External: &pb.External{Location: convertedFile, Offset: w.off, Length: w.length}})
+	scale := b.Weight(pb.FloatTensor(w.p.name+"_scale", []int64{out}, w.scale))
+	zero := b.Weight(pb.Int8Tensor(w.p.name+"_zero_point", []int64{out}, make([]int8, out)))
+	xq := b.OpOuts("DynamicQuantizeLinear", 3, nil, x)
+	prod := b.Op("MatMulInteger", xq[0], q, xq[2], zero)
+	f := b.OpAttr("Cast", []pb.Attribute{pb.AttrInt("to", int64(pb.Float))}, prod)
+	return b.Op("Mul", f, b.Op("Mul", xq[1], scale))
 }

@@ -18,6 +18,10 @@ type placed struct {
 	p      param
 	t      *safetensors.Tensor
 	linear bool // stored [out, in]: written transposed
+	// q writes a linear weight as int8, one scale per output column
+	// (Options.Int8); convert fills scale.
+	q      bool
+	scale  []float32
 	off    int64
 	length int64
 }
@@ -33,6 +37,9 @@ func layout(ws []*placed, elem int64) int64 {
 	for _, w := range ws {
 		w.off = (end + align - 1) &^ (align - 1)
 		w.length = w.t.Elements() * elem
+		if w.q {
+			w.length = w.t.Elements()
+		}
 		end = w.off + w.length
 	}
 	return end
@@ -111,8 +118,16 @@ func writeWeight(out *os.File, w *placed, src []byte, half bool, s *scratch) err
 	n := int(w.t.Elements())
 	in := int(w.t.DType.Size())
 	off := w.off
+	if w.q {
+		w.scale = columnScales(w, src, s)
+	}
 	flush := func(vals []float32) error {
-		b := s.bytes(vals, half)
+		var b []byte
+		if w.q {
+			b = s.quantized(vals, w.scale)
+		} else {
+			b = s.bytes(vals, half)
+		}
 		_, err := out.WriteAt(b, off)
 		off += int64(len(b))
 		return err
@@ -161,6 +176,40 @@ func writeWeight(out *os.File, w *placed, src []byte, half bool, s *scratch) err
 
 // tile is the side of the square a transposition moves at a time.
 const tile = 64
+
+// columnScales is the int8 scale of each output column of w, a linear
+// weight stored [out, in]: the largest magnitude of its stored row over
+// 127 (1 for a row of zeros), as symmetric per-channel quantization
+// takes it.
+func columnScales(w *placed, src []byte, s *scratch) []float32 {
+	rows, cols := int(w.t.Shape[0]), int(w.t.Shape[1])
+	in := int(w.t.DType.Size())
+	scale := make([]float32, rows)
+	row := grow(&s.vals, cols)
+	for r := range scale {
+		safetensors.Widen(w.t.DType, src[r*cols*in:(r+1)*cols*in], row)
+		var m float32
+		for _, v := range row {
+			m = max(m, float32(math.Abs(float64(v))))
+		}
+		scale[r] = 1
+		if m > 0 {
+			scale[r] = m / 127
+		}
+	}
+	return scale
+}
+
+// quantized encodes vals, whole rows of an [in, out] weight, as int8:
+// each value divided by its column's scale, rounded to even.
+func (s *scratch) quantized(vals []float32, scale []float32) []byte {
+	b := growBytes(&s.out, len(vals))
+	for i, v := range vals {
+		q := math.RoundToEven(float64(v / scale[i%len(scale)]))
+		b[i] = byte(int8(max(-127, min(127, q))))
+	}
+	return b
+}
 
 // bytes encodes vals as little-endian float32 (float16 with half).
 func (s *scratch) bytes(vals []float32, half bool) []byte {

@@ -92,13 +92,15 @@ func BenchmarkVsLlamaCpp(b *testing.B) {
 	if err := tw.SaveCheckpoint(ckDir); err != nil {
 		b.Fatal(err)
 	}
-	ck, err := onnx.Open(b.Context(), ckDir, onnx.Options{Key: "smollm2-shape", Threads: vsLlamaThreads})
-	if err != nil {
-		b.Fatal(err)
+	for _, dt := range []string{onnx.DTypeFloat32, onnx.DTypeInt8} {
+		ck, err := onnx.Open(b.Context(), ckDir, onnx.Options{Key: "smollm2-shape", Threads: vsLlamaThreads, DType: dt})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { ck.Close() })
+		ck.Settle()
+		engines = append(engines, vsEngine{name: "onnx " + dt + " checkpoint", side: &featherSide{m: ck, reqs: reqs, prompts: prompts}})
 	}
-	b.Cleanup(func() { ck.Close() })
-	ck.Settle()
-	engines = append(engines, vsEngine{name: "onnx fp32 checkpoint", side: &featherSide{m: ck, reqs: reqs, prompts: prompts}})
 	direct := map[gguf.FileType]*llamaDirect{}
 	for _, t := range vsLlamaTypes {
 		path, err := tw.GGUF(filepath.Join(root, "smollm2-shape-"+t.ft.String()+".gguf"), t.ft)
@@ -136,7 +138,7 @@ func BenchmarkVsLlamaCpp(b *testing.B) {
 	}
 	s, g := x("llama.cpp F32 direct", "onnx fp32")
 	report("f32-x", s, g)
-	s, g = x("llama.cpp F32 direct", "onnx fp32 checkpoint")
+	s, g = x("llama.cpp F32 direct", "onnx float32 checkpoint")
 	report("ckpt-f32-x", s, g)
 	var bestScore, bestGen float64
 	for _, v := range vsLlamaVariants {
@@ -144,7 +146,9 @@ func BenchmarkVsLlamaCpp(b *testing.B) {
 		report(v+"-x-q8", s, g)
 		bestScore, bestGen = max(bestScore, s), max(bestGen, g)
 	}
-	report("q8-x", bestScore, bestGen)
+	s, g = x("llama.cpp Q8_0 direct", "onnx int8 checkpoint")
+	report("ckpt-int8-x-q8", s, g)
+	report("q8-x", max(bestScore, s), max(bestGen, g))
 	for _, t := range vsLlamaTypes {
 		name := "llama.cpp " + t.ft.String()
 		s, g := x(name+" direct", name+" backend")
