@@ -31,8 +31,10 @@ type modelConfig struct {
 	EOS []int
 	PAD []int
 	// Sliding says some layer attends to a sliding window of recent
-	// positions (Gemma 3, Mistral), shorter than the context.
+	// positions (Gemma 3, Mistral), shorter than the context, of Window
+	// positions (the query's own included).
 	Sliding bool
+	Window  int
 }
 
 // slides reports whether a config's layers attend to a sliding window:
@@ -193,6 +195,9 @@ func readConfig(dir string) (modelConfig, error) {
 		PAD:          append([]int(nil), src.PADTokenID...),
 	}
 	c.Sliding = src.slides(c.MaxPositions)
+	if c.Sliding {
+		c.Window = src.SlidingWindow
+	}
 	if c.KVHeads == 0 && src.MultiQuery {
 		c.KVHeads = 1
 	}

@@ -38,8 +38,11 @@ type ioSpec struct {
 
 	hasMask, hasPos, hasCacheBranch bool
 	// hasTree: the graph takes decoder.TreeMaskInput (graphs built for a
-	// checkpoint), so scoring can put a prefix tree in a row (tree.go).
-	hasTree bool
+	// checkpoint), so scoring can put a prefix tree in a row (tree.go);
+	// hasTreeSliding: decoder.TreeSlidingMaskInput too, which applies the
+	// sliding window of window positions.
+	hasTree, hasTreeSliding bool
+	window                  int
 	// unpadded says rows may hold no padding anywhere, the cache included:
 	// onnxruntime's fused GroupQueryAttention (genai and onnx-community
 	// exports) reads the mask only as each row's length and takes a row's
@@ -104,8 +107,12 @@ func discoverIO(path string, ins, outs []ort.InputOutputInfo, cfg modelConfig) (
 			}
 		case name == inUseCacheBranch:
 			s.hasCacheBranch = true
-		case name == decoder.TreeMaskInput:
-			s.hasTree = true
+		case name == decoder.TreeMaskInput || name == decoder.TreeSlidingMaskInput:
+			if name == decoder.TreeMaskInput {
+				s.hasTree = true
+			} else {
+				s.hasTreeSliding = true
+			}
 			if in.DataType != ort.TensorElementDataTypeBool {
 				return nil, fmt.Errorf("%s: %s is %s; feather feeds a bool tree mask", path, name, typeName(in.DataType))
 			}
@@ -234,6 +241,13 @@ func discoverIO(path string, ins, outs []ort.InputOutputInfo, cfg modelConfig) (
 			return nil, fmt.Errorf("%s has a %s input but not attention_mask, position_ids and a cache, which it goes with", path, decoder.TreeMaskInput)
 		}
 		s.inputs = append(s.inputs, decoder.TreeMaskInput)
+	}
+	if s.hasTreeSliding {
+		if !s.hasTree || cfg.Window <= 0 {
+			return nil, fmt.Errorf("%s has a %s input but no %s, or config.json no sliding_window", path, decoder.TreeSlidingMaskInput, decoder.TreeMaskInput)
+		}
+		s.window = cfg.Window
+		s.inputs = append(s.inputs, decoder.TreeSlidingMaskInput)
 	}
 	return s, nil
 }

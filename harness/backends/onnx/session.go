@@ -39,8 +39,9 @@ type runner struct {
 	kvA, kvB *kvCache
 	// kept holds a scoring wave's context caches (keptCache).
 	kept []*kvCache
-	// causal backs the tree mask of calls without a tree (causalTree).
-	causal []bool
+	// causal and causalSliding back the tree masks of calls without a
+	// tree (causalTree).
+	causal, causalSliding []bool
 }
 
 // newRunner opens the model at path, or its split when split is set, or
@@ -173,6 +174,9 @@ type step struct {
 	// rows*seq*(pastLen+seq): whether query s of row b attends to slot j;
 	// nil attends causally over the mask, as a model without one does.
 	tree []bool
+	// treeSliding is tree for the sliding-window layers (the window
+	// applied), when the model has them (ioSpec.hasTreeSliding).
+	treeSliding []bool
 	// want lists the positions (b·seq+s, ascending, once each) whose
 	// logits the caller reads; nil means all. Models that can skip the
 	// others do: a logits-to-keep input computes every row's positions
@@ -287,8 +291,18 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 	if spec.hasTree {
 		tree := st.tree
 		if tree == nil {
-			r.causal = causalTree(r.causal, st.rows, st.seq, past)
+			r.causal = causalTree(r.causal, st.rows, st.seq, past, 0)
 			tree = r.causal
+		}
+		if err := add(ort.NewTensor(ort.NewShape(rows, seq, int64(past)+seq), tree)); err != nil {
+			return nil, err
+		}
+	}
+	if spec.hasTreeSliding {
+		tree := st.treeSliding
+		if tree == nil {
+			r.causalSliding = causalTree(r.causalSliding, st.rows, st.seq, past, spec.window)
+			tree = r.causalSliding
 		}
 		if err := add(ort.NewTensor(ort.NewShape(rows, seq, int64(past)+seq), tree)); err != nil {
 			return nil, err
@@ -335,9 +349,11 @@ func (r *runner) run(st *step, present *kvCache) (*logitsView, error) {
 }
 
 // causalTree is the tree mask of a call without a tree: each query sees
-// every slot up to its own (the attention mask hides the padding), in buf
-// when it is large enough.
-func causalTree(buf []bool, rows, seq, past int) []bool {
+// every slot up to its own (the attention mask hides the padding) and,
+// with a window, fewer than window slots back, in buf when it is large
+// enough. Slots are positions there: a model with sliding-window layers
+// is never padded (ioSpec.unpadded).
+func causalTree(buf []bool, rows, seq, past, window int) []bool {
 	total := past + seq
 	n := rows * seq * total
 	if cap(buf) < n {
@@ -348,7 +364,7 @@ func causalTree(buf []bool, rows, seq, past int) []bool {
 		for i := 0; i < seq; i++ {
 			row := buf[(b*seq+i)*total : (b*seq+i+1)*total]
 			for j := range row {
-				row[j] = j <= past+i
+				row[j] = j <= past+i && (window == 0 || past+i-j < window)
 			}
 		}
 	}

@@ -97,6 +97,21 @@ func (t *scoreTree) mask() []bool {
 	return m
 }
 
+// slidingMask is mask for a sliding-window layer: of a node's ancestors,
+// those fewer than window positions back.
+func (t *scoreTree) slidingMask(mask []bool, window int) []bool {
+	n := len(t.ids)
+	m := slices.Clone(mask)
+	for i := range n {
+		for j := range i {
+			if m[i*n+j] && t.pos[i]-t.pos[j] >= int64(window) {
+				m[i*n+j] = false
+			}
+		}
+	}
+	return m
+}
+
 // buildTrees puts seqs into trees of at most limit nodes and wants
 // scored positions, sequences sharing a beginning side by side.
 func buildTrees(seqs []local.ScoreSeq, limit, wants int) []*scoreTree {
@@ -138,6 +153,9 @@ func (m *Model) scoreTrees(ctx context.Context, seqs []local.ScoreSeq, progress 
 			mask[j] = 1
 		}
 		st := &step{rows: 1, seq: n, ids: t.ids, mask: mask, pos: t.pos, tree: t.mask(), want: t.wanted(), logProbs: true}
+		if m.spec.hasTreeSliding {
+			st.treeSliding = t.slidingMask(st.tree, m.spec.window)
+		}
 		view, err := r.run(st, nil)
 		if err != nil {
 			return err

@@ -63,3 +63,21 @@ func TestBuildTreesLimits(t *testing.T) {
 	}
 	assert.Equal(t, len(seqs), all, "every sequence in exactly one tree")
 }
+
+// A sliding-window layer's tree keeps, of a node's ancestors, those
+// fewer than the window's positions back, by depth rather than by slot.
+func TestTreeSlidingMask(t *testing.T) {
+	tr := buildTrees([]local.ScoreSeq{{Tokens: []int{1, 2, 3, 4}, N: 1}, {Tokens: []int{1, 5, 6}, N: 1}}, 100, 100)[0]
+	require.Equal(t, []int64{1, 2, 3, 5}, tr.ids)
+	require.Equal(t, []int64{0, 1, 2, 1}, tr.pos)
+	assert.Equal(t, []bool{
+		true, false, false, false,
+		true, true, false, false,
+		false, true, true, false, // 3 at depth 2: 1 is two positions back
+		true, false, false, true, // 5 at depth 1, slot 3: 1 is one position back
+	}, tr.slidingMask(tr.mask(), 2))
+	assert.Equal(t, causalTree(nil, 1, 2, 1, 2), []bool{
+		true, true, false, // slot 1 sees the past slot and itself
+		false, true, true, // slot 2: slot 0 is two back
+	}, "without a tree, slots are positions")
+}

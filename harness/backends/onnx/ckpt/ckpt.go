@@ -128,9 +128,8 @@ func Load(dir string, opt Options) (*Graph, error) {
 		return "", false
 	}
 	// A tree mask lets the engine score many sequences' prefix tree in one
-	// row; sliding-window layers count a row's slots, so they go without.
-	tree := !slices.Contains(c.SlidingLayers, true)
-	g.Model = decoder.Graph(arch, c, w, decoder.Export{Past: true, PositionIDs: true, Half: opt.Half, Emit: emit, Linear: linear, TreeMask: tree})
+	// row.
+	g.Model = decoder.Graph(arch, c, w, decoder.Export{Past: true, PositionIDs: true, Half: opt.Half, Emit: emit, Linear: linear, TreeMask: true})
 	return g, nil
 }
 

@@ -158,10 +158,11 @@ type Export struct {
 	// TreeMask adds a bool input TreeMaskInput [batch, seq, past+seq]: the
 	// keys each query attends to, on top of the attention mask, so that a
 	// row can hold a prefix tree of sequences (each token attending to its
-	// ancestors, at the position_ids of its depth). It needs Past and
-	// PositionIDs, and no sliding-window layers (their window counts a
-	// row's slots, which a tree's are not). Only graphs this package
-	// builds for a checkpoint have it: exporters write no such input.
+	// ancestors, at the position_ids of its depth); with sliding-window
+	// layers, TreeSlidingMaskInput too, which also applies the window (a
+	// tree's slots are not positions, so the graph cannot). It needs Past
+	// and PositionIDs. Only graphs this package builds for a checkpoint
+	// have it: exporters write no such input.
 	TreeMask bool
 	// LogitsToKeep, when set, names an int64 scalar input k (optimum's
 	// num_logits_to_keep or logits_to_keep): the head runs on the last k
@@ -185,8 +186,13 @@ func (e Export) io() pb.DataType {
 	return pb.Float
 }
 
-// TreeMaskInput is Export.TreeMask's input.
-const TreeMaskInput = "feather_tree_mask"
+// TreeMaskInput is Export.TreeMask's input; TreeSlidingMaskInput is the
+// one the sliding-window layers read instead, when there are any: the
+// tree minus the keys a window or more positions behind each query.
+const (
+	TreeMaskInput        = "feather_tree_mask"
+	TreeSlidingMaskInput = "feather_tree_mask_sliding"
+)
 
 // Names of the cache inputs and outputs, as optimum writes them.
 func pastName(i int, kv string) string    { return fmt.Sprintf("past_key_values.%d.%s", i, kv) }
@@ -208,8 +214,8 @@ func Graph(a Arch, c Config, w map[string]*seeded.Tensor, e Export) *pb.Model {
 	if e.GQA && !gqaBuilds(a, c) {
 		panic(fmt.Sprintf("decoder: GroupQueryAttention is built for llama, qwen2 and qwen3 with full rotary embeddings, not %s", a.ModelType()))
 	}
-	if e.TreeMask && (!e.Past || !e.PositionIDs || e.GQA || slices.Contains(c.SlidingLayers, true)) {
-		panic("decoder: a tree mask needs Past and PositionIDs, plain attention and no sliding-window layers")
+	if e.TreeMask && (!e.Past || !e.PositionIDs || e.GQA) {
+		panic("decoder: a tree mask needs Past and PositionIDs, and plain attention")
 	}
 	b := pb.NewBuilder("main_graph")
 	io := e.io()
@@ -234,6 +240,9 @@ func Graph(a Arch, c Config, w map[string]*seeded.Tensor, e Export) *pb.Model {
 	}
 	if e.TreeMask {
 		b.Input(TreeMaskInput, pb.Bool, dimBatch, dimSeq, dimTotal)
+		if slices.Contains(c.SlidingLayers, true) {
+			b.Input(TreeSlidingMaskInput, pb.Bool, dimBatch, dimSeq, dimTotal)
+		}
 	}
 	logitsSeq := dimSeq
 	if e.LogitsToKeep != "" {
@@ -487,19 +496,27 @@ func (p *Pass) maskAndPositions() string {
 	qpos := p.Op("Range", pastLen, total, b.Int(1))
 	causal := p.Op("LessOrEqual", p.unsqueeze(kpos, 0), p.unsqueeze(qpos, 1))
 	keep := p.Op("And", causal, p.cast(p.unsqueeze(mask, 1, 2), pb.Bool))
+	causalKeep := keep
 	if p.e.TreeMask {
 		// The tree says which earlier slots are a query's ancestors.
 		keep = p.Op("And", keep, p.unsqueeze(TreeMaskInput, 1))
 	}
 	p.bias = p.Op("Where", keep, b.Float(0), b.Float(-math.MaxFloat32))
 	if slices.Contains(p.c.SlidingLayers, true) {
-		// A sliding-window layer also drops keys SlidingWindow or more
-		// positions back: query q keeps key k when q - k < window, in
-		// positions counted from the start of the row, padding included,
-		// as Hugging Face counts them.
-		dist := p.Op("Sub", p.unsqueeze(qpos, 1), p.unsqueeze(kpos, 0))
-		near := p.Op("Less", dist, b.Int(int64(p.c.SlidingWindow)))
-		p.slidingBias = p.Op("Where", p.Op("And", keep, near), b.Float(0), b.Float(-math.MaxFloat32))
+		var near string
+		if p.e.TreeMask {
+			// The caller knows each slot's position: its sliding tree
+			// mask also drops the keys a window or more behind.
+			near = p.unsqueeze(TreeSlidingMaskInput, 1)
+		} else {
+			// A sliding-window layer also drops keys SlidingWindow or more
+			// positions back: query q keeps key k when q - k < window, in
+			// positions counted from the start of the row, padding
+			// included, as Hugging Face counts them.
+			dist := p.Op("Sub", p.unsqueeze(qpos, 1), p.unsqueeze(kpos, 0))
+			near = p.Op("Less", dist, b.Int(int64(p.c.SlidingWindow)))
+		}
+		p.slidingBias = p.Op("Where", p.Op("And", causalKeep, near), b.Float(0), b.Float(-math.MaxFloat32))
 	}
 	return pos
 }
