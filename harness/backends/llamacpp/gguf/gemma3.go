@@ -2,6 +2,7 @@ package gguf
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/feather-eval/feather/harness/backends/checkpoint"
@@ -89,14 +90,7 @@ func gemma3AttentionDim(h checkpoint.Hparams) int {
 	return h.HeadDim
 }
 
-func gemma3Sliding(h checkpoint.Hparams) bool {
-	for _, s := range h.SlidingLayers {
-		if s {
-			return true
-		}
-	}
-	return false
-}
+func gemma3Sliding(h checkpoint.Hparams) bool { return slices.Contains(h.SlidingLayers, true) }
 
 func gemma3Check(h checkpoint.Hparams) error {
 	if h.AttentionBias {

@@ -197,19 +197,13 @@ func weight(b *pb.Builder, w *placed, dims []int64, half bool) string {
 	return v
 }
 
-// int8Linear is x·W for w written as int8 (Options.Int8), as
-// onnxruntime.quantization.quantize_dynamic writes a MatMul: x quantized
-// to uint8 per call (one scale and zero point for the tensor),
-// MatMulInteger against the int8 weight (zero points 0), and the int32
-// product scaled back by x's scale times each column's.
+// int8Linear is x·W for w written as int8 (Options.Int8), as the 8-bit
+// exports multiply (decoder.DynamicMatMul), with zero points 0.
 func int8Linear(b *pb.Builder, x string, w *placed) string {
 	in, out := w.t.Shape[1], w.t.Shape[0]
 	q := b.Weight(&pb.Tensor{Name: w.p.name, DataType: pb.Int8, Dims: []int64{in, out},
 		External: &pb.External{Location: convertedFile, Offset: w.off, Length: w.length}})
 	scale := b.Weight(pb.FloatTensor(w.p.name+"_scale", []int64{out}, w.scale))
 	zero := b.Weight(pb.Int8Tensor(w.p.name+"_zero_point", []int64{out}, make([]int8, out)))
-	xq := b.OpOuts("DynamicQuantizeLinear", 3, nil, x)
-	prod := b.Op("MatMulInteger", xq[0], q, xq[2], zero)
-	f := b.OpAttr("Cast", []pb.Attribute{pb.AttrInt("to", int64(pb.Float))}, prod)
-	return b.Op("Mul", f, b.Op("Mul", xq[1], scale))
+	return decoder.DynamicMatMul(b, x, q, scale, zero)
 }

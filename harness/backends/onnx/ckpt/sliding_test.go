@@ -27,25 +27,39 @@ import (
 // Here the fixture's window is 6 positions; the requests share
 // beginnings of several lengths, run past the window, and end in
 // continuations of one to six words, so a padded plan would put gaps of
-// every size inside rows.
+// every size inside rows. The export runs the staged plan, unpadded; the
+// checkpoint scores prefix trees, whose sliding mask the engine applies
+// by position, and must score as the export does.
 func TestSlidingWindowBatchEqualsAlone(t *testing.T) {
 	orttest.Require(t)
 	f := ckpttest.Fixture{Arch: decoder.Gemma3.ModelType(), Seed: 9,
 		Shape: checkpoint.Shape{Vocab: 320, Hidden: 64, Layers: 2, Heads: 4, KVHeads: 1, MaxPositions: 256}}
-	dir := t.TempDir()
-	_, err := f.Write(dir)
-	require.NoError(t, err)
-	m := open(t, dir, onnx.Options{})
-	ctx := context.Background()
-
+	ckDir, exDir := writePair(t, f, false)
 	var reqs []lm.LLRequest
-	beginnings := []string{"The", "The small kite", "The small kite flew over the hills and", "Question: what is two and two?\nAnswer:"}
-	endings := []string{" four", " far away", " into the sea and back", " over the town, the hills and the sea"}
-	for i, b := range beginnings {
-		for j, e := range endings {
+	for i, b := range slidingBeginnings {
+		for j, e := range []string{" four", " far away", " into the sea and back", " over the town, the hills and the sea"} {
 			reqs = append(reqs, lm.LLRequest{Context: b + fmt.Sprintf(" %d", i+j), Continuation: e})
 		}
 	}
+	scores := map[string][]lm.LLResult{}
+	for name, dir := range map[string]string{"checkpoint": ckDir, "export": exDir} {
+		if !t.Run(name, func(t *testing.T) { scores[name] = batchEqualsAlone(t, open(t, dir, onnx.Options{}), reqs) }) {
+			return
+		}
+	}
+	for i := range reqs {
+		assert.InDelta(t, scores["export"][i].LogProb, scores["checkpoint"][i].LogProb, 1e-4, "request %d: the tree against the staged plan", i)
+	}
+}
+
+// slidingBeginnings share beginnings of several lengths, some past the
+// window.
+var slidingBeginnings = []string{"The", "The small kite", "The small kite flew over the hills and", "Question: what is two and two?\nAnswer:"}
+
+// batchEqualsAlone scores reqs together and one by one, and generates
+// from slidingBeginnings together and one by one, and returns the scores.
+func batchEqualsAlone(t *testing.T, m *onnx.Model, reqs []lm.LLRequest) []lm.LLResult {
+	ctx := context.Background()
 	all, err := m.LogLikelihood(ctx, reqs, lm.ScoreOptions{})
 	require.NoError(t, err)
 	for i, r := range reqs {
@@ -55,7 +69,7 @@ func TestSlidingWindowBatchEqualsAlone(t *testing.T) {
 	}
 
 	var gens []lm.GenerateRequest
-	for _, b := range beginnings {
+	for _, b := range slidingBeginnings {
 		gens = append(gens, lm.GenerateRequest{Prompt: b, MaxNewTokens: 12})
 	}
 	together, err := m.Generate(ctx, gens)
@@ -66,4 +80,5 @@ func TestSlidingWindowBatchEqualsAlone(t *testing.T) {
 		require.NoError(t, together[i].Err)
 		assert.Equal(t, alone[0].Text, together[i].Text, "%q", g.Prompt)
 	}
+	return all
 }

@@ -423,6 +423,18 @@ func (p *Pass) Linear(x, name string) string {
 	return p.Op("MatMul", x, p.Weight(name))
 }
 
+// DynamicMatMul is x·W as onnxruntime.quantization.quantize_dynamic
+// writes a MatMul against an 8-bit weight w with its per-column scale and
+// zero point: x quantized to uint8 per call (DynamicQuantizeLinear: one
+// scale and zero point for the tensor), MatMulInteger, and the int32
+// product scaled back by x's scale times each column's.
+func DynamicMatMul(b *pb.Builder, x, w, scale, zero string) string {
+	xq := b.OpOuts("DynamicQuantizeLinear", 3, nil, x)
+	prod := b.Op("MatMulInteger", xq[0], w, xq[2], zero)
+	f := b.OpAttr("Cast", []pb.Attribute{pb.AttrInt("to", int64(pb.Float))}, prod)
+	return b.Op("Mul", f, b.Op("Mul", xq[1], scale))
+}
+
 func (p *Pass) cast(x string, to pb.DataType) string {
 	return p.Attr("Cast", []pb.Attribute{pb.AttrInt("to", int64(to))}, x)
 }

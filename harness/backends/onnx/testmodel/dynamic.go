@@ -3,6 +3,8 @@ package testmodel
 import (
 	"math"
 
+	"github.com/feather-eval/feather/harness/backends/onnx/decoder"
+
 	pb "github.com/feather-eval/feather/harness/backends/onnx/onnxpb"
 )
 
@@ -17,17 +19,10 @@ func (q *quantized) initializers(b *pb.Builder, name string) []string {
 	}
 }
 
-// matMulInteger emits y = x·W as onnxruntime.quantization.quantize_dynamic
-// writes a MatMul: the activations quantized per call
-// (DynamicQuantizeLinear: uint8, one scale and zero point for the whole
-// tensor), MatMulInteger against the 8-bit weight w (initializers), then
-// the int32 product scaled back by the activation scale times the
-// weight's per-column scale.
+// matMulInteger emits y = x·W against the 8-bit weight w (initializers)
+// as quantize_dynamic writes it (decoder.DynamicMatMul).
 func (q *quantized) matMulInteger(b *pb.Builder, x string, w []string) string {
-	xq := b.OpOuts("DynamicQuantizeLinear", 3, nil, x)
-	prod := b.Op("MatMulInteger", xq[0], w[0], xq[2], w[2])
-	f := b.OpAttr("Cast", []pb.Attribute{pb.AttrInt("to", int64(pb.Float))}, prod)
-	return b.Op("Mul", f, b.Op("Mul", xq[1], w[1]))
+	return decoder.DynamicMatMul(b, x, w[0], w[1], w[2])
 }
 
 // actQuant is DynamicQuantizeLinear on a [rows, width] activation: the
